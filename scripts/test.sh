@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Bootstraps, builds and runs every test: unit tests (no MPI), the MPI
+# drivers under Open MPI at every process count, the tool and Python tests,
+# and the MPICH build with its MPI tests at one process count.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh
+ctest --test-dir build --output-on-failure -j 2
+
+# Second MPI: the library and the MPI drivers must build and pass on MPICH.
+cmake -S . -B build-mpich -G Ninja -DPATCOLL_MPI_TESTS_ONLY=ON \
+  -DMPI_C_COMPILER=mpicc.mpich -DMPI_CXX_COMPILER=mpicxx.mpich \
+  -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.mpich -DPATCOLL_MPI_TEST_PROCS=4 >/dev/null
+cmake --build build-mpich -j "$(nproc)"
+ctest --test-dir build-mpich --output-on-failure

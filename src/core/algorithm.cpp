@@ -1,0 +1,71 @@
+#include "algorithm.hpp"
+
+#include <algorithm>
+
+namespace patcoll::core {
+
+std::string restrictions_to_string(std::uint32_t restrictions) {
+  std::string out;
+  auto add = [&](std::uint32_t bit, const char *name) {
+    if (!(restrictions & bit)) return;
+    if (!out.empty()) out += ',';
+    out += name;
+  };
+  add(needs_commutative, "commutative");
+  add(needs_power_of_two, "power_of_two");
+  add(pap_aware, "pap_aware");
+  add(schedule_based, "schedule_based");
+  return out.empty() ? "none" : out;
+}
+
+const Algorithm *find_algorithm(Collective collective, std::string_view name) {
+  for (const Algorithm &a : algorithms())
+    if (a.collective == collective && a.name == name) return &a;
+  return nullptr;
+}
+
+std::string unsupported_reason(const Algorithm &algorithm, const Params &params) {
+  if ((algorithm.restrictions & needs_commutative) && !params.commutative)
+    return std::string(algorithm.name) + " needs a commutative op";
+  if ((algorithm.restrictions & needs_power_of_two) && (params.procs & (params.procs - 1)) != 0)
+    return std::string(algorithm.name) + " needs a power-of-two number of processes";
+  if (!params.arrivals.empty() && params.arrivals.size() != static_cast<std::size_t>(params.procs))
+    return "the arrival vector has " + std::to_string(params.arrivals.size()) + " entries for " +
+           std::to_string(params.procs) + " processes";
+  return {};
+}
+
+Program build_rank(const Algorithm &algorithm, const Params &params, int rank) {
+  if (algorithm.build_rank) return algorithm.build_rank(params, rank);
+  return algorithm.build_all(params).at(static_cast<std::size_t>(rank));
+}
+
+std::vector<Program> build_all(const Algorithm &algorithm, const Params &params) {
+  if (algorithm.build_all) return algorithm.build_all(params);
+  std::vector<Program> programs;
+  programs.reserve(static_cast<std::size_t>(params.procs));
+  for (int rank = 0; rank < params.procs; ++rank) programs.push_back(algorithm.build_rank(params, rank));
+  return programs;
+}
+
+std::int64_t segment_count_for(const Params &params, std::int64_t count, std::int64_t fallback_segments) {
+  std::int64_t segments = fallback_segments;
+  if (params.segment_count > 0) {
+    segments = params.segment_count;
+  } else if (params.segment_elements > 0) {
+    segments = (count + params.segment_elements - 1) / params.segment_elements;
+  }
+  return std::clamp<std::int64_t>(segments, 1, std::max<std::int64_t>(1, count));
+}
+
+Span block_span(std::int64_t count, std::int64_t blocks, std::int64_t index) {
+  const std::int64_t base = count / blocks, extra = count % blocks;
+  const std::int64_t offset = index * base + std::min(index, extra);
+  return {offset, base + (index < extra ? 1 : 0)};
+}
+
+Span segment_span(std::int64_t count, std::int64_t segments, std::int64_t index) {
+  return block_span(count, segments, index);
+}
+
+}  // namespace patcoll::core

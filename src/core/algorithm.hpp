@@ -1,0 +1,78 @@
+// Collective parameters, the builder interface, and the catalogue of every
+// algorithm patcoll implements (the MPI registry adds `native` on top).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cost.hpp"
+#include "ir.hpp"
+
+namespace patcoll::core {
+
+struct Params {
+  Collective collective = Collective::reduce;
+  int procs = 1;
+  int root = 0;
+  std::int64_t count = 0;          // reduce/allreduce: elements; scatter/gather: elements per rank
+  std::int64_t element_bytes = 4;  // size of one element, for the cost model
+  bool commutative = true;
+  std::int64_t segment_count = 0;     // 0: the algorithm's default
+  std::int64_t segment_elements = 0;  // 0: the algorithm's default (segment_count wins if both set)
+  std::vector<int> radix;             // radix_k: factors of procs; empty = default
+  std::vector<double> arrivals;       // PAT vector in seconds, empty = balanced
+  CostModel cost;
+};
+
+// Restrictions are data (MPICH's coll_algorithms.txt lesson).
+enum Restriction : std::uint32_t {
+  needs_commutative = 1u << 0,
+  needs_power_of_two = 1u << 1,
+  pap_aware = 1u << 2,       // uses Params::arrivals when given
+  schedule_based = 1u << 3,  // builds all ranks at once (generator), cache it
+};
+std::string restrictions_to_string(std::uint32_t restrictions);
+
+using BuildRank = Program (*)(const Params &, int rank);
+using BuildAll = std::vector<Program> (*)(const Params &);
+
+struct Algorithm {
+  Collective collective;
+  std::string_view name;
+  std::uint32_t restrictions;
+  std::string_view description;
+  BuildRank build_rank;  // may be null when build_all is set
+  BuildAll build_all;    // may be null when build_rank is set
+};
+
+// Every core algorithm, in a fixed order (listing order of --list).
+std::span<const Algorithm> algorithms();
+const Algorithm *find_algorithm(Collective, std::string_view name);
+
+// Why `algorithm` cannot serve `params` ("" when it can).
+std::string unsupported_reason(const Algorithm &, const Params &);
+
+// One rank's program / all ranks' programs, whichever interface the
+// algorithm provides.
+Program build_rank(const Algorithm &, const Params &, int rank);
+std::vector<Program> build_all(const Algorithm &, const Params &);
+
+// Segment helpers shared by segmenting builders: the number of segments
+// for `count` elements given the params (default `fallback_segments`), and
+// segment s's [offset, count) — sizes differ by at most one element, and
+// there are never more segments than max(1, count).
+std::int64_t segment_count_for(const Params &, std::int64_t count, std::int64_t fallback_segments);
+struct Span {
+  std::int64_t offset;
+  std::int64_t count;
+};
+Span segment_span(std::int64_t count, std::int64_t segments, std::int64_t index);
+
+// Block partition of `count` elements into `blocks` nearly equal blocks
+// (ring, rabenseifner): block b's [offset, count).
+Span block_span(std::int64_t count, std::int64_t blocks, std::int64_t index);
+
+}  // namespace patcoll::core

@@ -1,0 +1,451 @@
+// Symbolic execution of all ranks' Programs; see validate.hpp for what it
+// proves. A value is (logical element index, set of contributing ranks):
+// reduce/allreduce element k of rank r's send buffer starts as (k, {r});
+// scatter's root send element j as (j, {root}); gather's rank r send
+// element k as (r·count + k, {r}). Combining checks equal indices and
+// disjoint sets, so misplaced segments and double counting both show.
+#include "validate.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
+
+namespace patcoll::core {
+namespace {
+
+constexpr int kStorages = 3;  // send, recv, scratch
+
+struct Values {
+  int words = 1;
+  std::vector<std::int64_t> index;  // -1: never written
+  std::vector<std::uint64_t> bits;  // words per element
+
+  void resize(std::int64_t n) {
+    index.assign(static_cast<std::size_t>(n), -1);
+    bits.assign(static_cast<std::size_t>(n) * words, 0);
+  }
+  std::int64_t size() const { return static_cast<std::int64_t>(index.size()); }
+  std::uint64_t *at(std::int64_t i) { return bits.data() + i * words; }
+  const std::uint64_t *at(std::int64_t i) const { return bits.data() + i * words; }
+};
+
+// A region resolved to storage after MPI_IN_PLACE aliasing.
+struct Place {
+  int storage;
+  std::int64_t offset;
+  std::int64_t count;
+};
+
+struct Payload {  // a message in flight: a snapshot of the sent values
+  std::vector<std::int64_t> index;
+  std::vector<std::uint64_t> bits;
+};
+
+class Validator {
+ public:
+  Validator(const Params &params, const std::vector<Program> &programs, const ValidateOptions &options)
+      : params_(params), programs_(programs), options_(options), procs_(params.procs) {}
+
+  std::string run() {
+    if (static_cast<int>(programs_.size()) != procs_) return fail("expected " + std::to_string(procs_) + " programs, got " + std::to_string(programs_.size()));
+    if (params_.root < 0 || params_.root >= procs_) return fail("root out of range");
+    words_ = (procs_ + 63) / 64;
+    if (auto e = init_buffers(); !e.empty()) return e;
+    if (auto e = static_checks(); !e.empty()) return e;
+    if (auto e = match(); !e.empty()) return e;
+    if (auto e = execute(); !e.empty()) return e;
+    return check_result();
+  }
+
+ private:
+  std::string fail(const std::string &what) const { return what; }
+  std::string where(int rank, std::size_t step, std::size_t op) const {
+    std::ostringstream os;
+    os << "rank " << rank << " step " << step << " op " << op << ": ";
+    return os.str();
+  }
+
+  std::int64_t buffer_size(int rank, Buffer b) const {
+    const std::int64_t n = params_.count, whole = n * procs_;
+    const bool root = rank == params_.root;
+    switch (b) {
+      case Buffer::scratch: return programs_[rank].scratch_count;
+      case Buffer::send:
+        switch (params_.collective) {
+          case Collective::scatter: return root ? whole : 0;
+          default: return n;
+        }
+      case Buffer::recv:
+        switch (params_.collective) {
+          case Collective::reduce: return root ? n : 0;
+          case Collective::allreduce: return n;
+          case Collective::scatter: return n;
+          case Collective::gather: return root ? whole : 0;
+        }
+    }
+    return 0;
+  }
+
+  // MPI_IN_PLACE: which logical buffer maps where.
+  Place resolve(int rank, const Region &r) const {
+    int storage = static_cast<int>(r.buffer);
+    std::int64_t offset = r.offset;
+    if (options_.in_place) {
+      const bool root = rank == params_.root;
+      switch (params_.collective) {
+        case Collective::reduce:
+          if (root && r.buffer == Buffer::send) storage = static_cast<int>(Buffer::recv);
+          break;
+        case Collective::allreduce:
+          if (r.buffer == Buffer::send) storage = static_cast<int>(Buffer::recv);
+          break;
+        case Collective::scatter:
+          if (root && r.buffer == Buffer::recv) {
+            storage = static_cast<int>(Buffer::send);
+            offset += static_cast<std::int64_t>(params_.root) * params_.count;
+          }
+          break;
+        case Collective::gather:
+          if (root && r.buffer == Buffer::send) {
+            storage = static_cast<int>(Buffer::recv);
+            offset += static_cast<std::int64_t>(params_.root) * params_.count;
+          }
+          break;
+      }
+    }
+    return {storage, offset, r.count};
+  }
+
+  std::string init_buffers() {
+    state_.assign(procs_, std::vector<Values>(kStorages));
+    for (int rank = 0; rank < procs_; ++rank) {
+      for (int s = 0; s < kStorages; ++s) {
+        state_[rank][s].words = words_;
+        state_[rank][s].resize(buffer_size(rank, static_cast<Buffer>(s)));
+      }
+      if (programs_[rank].scratch_count < 0) return "rank " + std::to_string(rank) + ": negative scratch size";
+      // Initial contents.
+      const std::int64_t n = params_.count;
+      auto set = [&](Values &v, std::int64_t i, std::int64_t index, int owner) {
+        v.index[i] = index;
+        v.at(i)[owner / 64] |= std::uint64_t{1} << (owner % 64);
+      };
+      switch (params_.collective) {
+        case Collective::reduce:
+        case Collective::allreduce: {
+          const bool aliased = options_.in_place && (params_.collective == Collective::allreduce || rank == params_.root);
+          Values &v = state_[rank][static_cast<int>(aliased ? Buffer::recv : Buffer::send)];
+          for (std::int64_t i = 0; i < n; ++i) set(v, i, i, rank);
+          break;
+        }
+        case Collective::scatter:
+          if (rank == params_.root) {
+            Values &v = state_[rank][static_cast<int>(Buffer::send)];
+            for (std::int64_t i = 0; i < v.size(); ++i) set(v, i, i, params_.root);
+          }
+          break;
+        case Collective::gather: {
+          if (options_.in_place && rank == params_.root) {
+            Values &v = state_[rank][static_cast<int>(Buffer::recv)];
+            for (std::int64_t i = 0; i < n; ++i) set(v, rank * n + i, rank * n + i, rank);
+          } else {
+            Values &v = state_[rank][static_cast<int>(Buffer::send)];
+            for (std::int64_t i = 0; i < n; ++i) set(v, i, rank * n + i, rank);
+          }
+          break;
+        }
+      }
+    }
+    return {};
+  }
+
+  bool in_bounds(int rank, const Place &p) const {
+    return p.offset >= 0 && p.count >= 0 && p.offset + p.count <= state_[rank][p.storage].size();
+  }
+  static bool overlap(const Place &a, const Place &b) {
+    return a.storage == b.storage && a.count > 0 && b.count > 0 && a.offset < b.offset + b.count &&
+           b.offset < a.offset + a.count;
+  }
+
+  std::string static_checks() {
+    for (int rank = 0; rank < procs_; ++rank) {
+      const Program &program = programs_[rank];
+      if (program.rank != rank || program.procs != procs_)
+        return "program " + std::to_string(rank) + " says rank " + std::to_string(program.rank) + " of " + std::to_string(program.procs);
+      int last_round = -1;
+      for (std::size_t s = 0; s < program.steps.size(); ++s) {
+        const Step &step = program.steps[s];
+        if (options_.check_rounds) {
+          if (step.round <= last_round) return where(rank, s, 0) + "rounds do not increase";
+          last_round = step.round;
+        }
+        int sends = 0, recvs = 0;
+        std::vector<Place> store_writes, reads;
+        for (std::size_t o = 0; o < step.ops.size(); ++o) {
+          const Op &op = step.ops[o];
+          if (op.kind != OpKind::local && (op.peer < 0 || op.peer >= procs_ || op.peer == rank))
+            return where(rank, s, o) + "peer " + std::to_string(op.peer) + " is invalid";
+          if (op.kind != OpKind::recv) {
+            Place p = resolve(rank, op.src);
+            if (!in_bounds(rank, p)) return where(rank, s, o) + "source region out of bounds";
+          }
+          if (op.kind != OpKind::send) {
+            Place p = resolve(rank, op.dst);
+            if (!in_bounds(rank, p)) return where(rank, s, o) + "destination region out of bounds";
+            if (op.kind == OpKind::local && op.src.count != op.dst.count)
+              return where(rank, s, o) + "local op with different source and destination counts";
+          }
+          if (op.kind == OpKind::send) {
+            ++sends;
+            reads.push_back(resolve(rank, op.src));
+          }
+          if (op.kind == OpKind::recv) {
+            ++recvs;
+            if (op.combine == Combine::store) store_writes.push_back(resolve(rank, op.dst));
+          }
+        }
+        if (options_.single_port && (sends > 1 || recvs > 1))
+          return where(rank, s, 0) + "more than one send or recv in a single-port step";
+        for (std::size_t a = 0; a < store_writes.size(); ++a) {
+          for (std::size_t b = a + 1; b < store_writes.size(); ++b)
+            if (overlap(store_writes[a], store_writes[b])) return where(rank, s, 0) + "two receives store into overlapping regions";
+          for (const Place &r : reads)
+            if (overlap(store_writes[a], r)) return where(rank, s, 0) + "a receive stores into a region the same step sends";
+        }
+      }
+    }
+    return {};
+  }
+
+  // FIFO matching per ordered pair.
+  struct OpRef {
+    int rank;
+    int step;
+    int op;
+  };
+  std::string match() {
+    std::vector<std::vector<OpRef>> sends(static_cast<std::size_t>(procs_) * procs_), recvs(sends.size());
+    auto channel = [&](int from, int to) { return static_cast<std::size_t>(from) * procs_ + to; };
+    partner_.assign(procs_, {});
+    for (int rank = 0; rank < procs_; ++rank) {
+      const Program &program = programs_[rank];
+      partner_[rank].resize(program.steps.size());
+      for (std::size_t s = 0; s < program.steps.size(); ++s) {
+        partner_[rank][s].resize(program.steps[s].ops.size(), OpRef{-1, -1, -1});
+        for (std::size_t o = 0; o < program.steps[s].ops.size(); ++o) {
+          const Op &op = program.steps[s].ops[o];
+          OpRef ref{rank, static_cast<int>(s), static_cast<int>(o)};
+          if (op.kind == OpKind::send) sends[channel(rank, op.peer)].push_back(ref);
+          if (op.kind == OpKind::recv) recvs[channel(op.peer, rank)].push_back(ref);
+        }
+      }
+    }
+    for (int from = 0; from < procs_; ++from) {
+      for (int to = 0; to < procs_; ++to) {
+        const auto &ss = sends[channel(from, to)], &rr = recvs[channel(from, to)];
+        if (ss.size() != rr.size())
+          return "rank " + std::to_string(from) + " sends " + std::to_string(ss.size()) + " messages to rank " +
+                 std::to_string(to) + ", which receives " + std::to_string(rr.size()) + " from it";
+        for (std::size_t k = 0; k < ss.size(); ++k) {
+          const Op &s = op_at(ss[k]), &r = op_at(rr[k]);
+          if (s.src.count != r.dst.count)
+            return where(from, ss[k].step, ss[k].op) + "message " + std::to_string(k) + " to rank " + std::to_string(to) +
+                   " has " + std::to_string(s.src.count) + " elements, the receive expects " + std::to_string(r.dst.count);
+          partner_[from][ss[k].step][ss[k].op] = rr[k];
+          partner_[to][rr[k].step][rr[k].op] = ss[k];
+        }
+      }
+    }
+    return {};
+  }
+  const Op &op_at(const OpRef &r) const { return programs_[r.rank].steps[r.step].ops[r.op]; }
+
+  // Has `rank` posted the ops of `step` (it is in it, or past it)?
+  bool posted(int rank, int step) const {
+    return current_[rank] > step || (current_[rank] == step && is_posted_[rank]);
+  }
+
+  std::string apply(int rank, std::size_t s, std::size_t o, const Place &dst, Combine how,
+                    const std::int64_t *in_index, const std::uint64_t *in_bits) {
+    Values &v = state_[rank][dst.storage];
+    const bool send_storage = dst.storage == static_cast<int>(Buffer::send);
+    for (std::int64_t i = 0; i < dst.count; ++i) {
+      const std::int64_t at = dst.offset + i;
+      std::uint64_t *bits = v.at(at);
+      const std::uint64_t *in = in_bits + i * words_;
+      if (how == Combine::store) {
+        if (send_storage && (v.index[at] != in_index[i] || !std::equal(in, in + words_, bits)))
+          return where(rank, s, o) + "writes into the send buffer";
+        v.index[at] = in_index[i];
+        std::copy(in, in + words_, bits);
+        continue;
+      }
+      if (send_storage) return where(rank, s, o) + "combines into the send buffer";
+      if (params_.collective == Collective::scatter || params_.collective == Collective::gather)
+        return where(rank, s, o) + "combines data in a scatter/gather";
+      if (in_index[i] < 0 || v.index[at] < 0) return where(rank, s, o) + "combines uninitialised data";
+      if (in_index[i] != v.index[at])
+        return where(rank, s, o) + "combines element " + std::to_string(in_index[i]) + " into element " + std::to_string(v.index[at]);
+      for (int w = 0; w < words_; ++w)
+        if (bits[w] & in[w]) return where(rank, s, o) + "combines a contribution twice (element " + std::to_string(at) + ")";
+      if (!params_.commutative) {
+        auto range = [&](const std::uint64_t *b, int &lo, int &hi) {
+          lo = -1, hi = -1;
+          for (int r = 0; r < procs_; ++r)
+            if (b[r / 64] >> (r % 64) & 1) {
+              if (lo < 0) lo = r;
+              else if (hi != r - 1) return false;
+              hi = r;
+            }
+          return lo >= 0;
+        };
+        int in_lo, in_hi, d_lo, d_hi;
+        if (!range(in, in_lo, in_hi) || !range(bits, d_lo, d_hi))
+          return where(rank, s, o) + "non-commutative combine of a non-contiguous rank range";
+        const bool ok = how == Combine::left ? in_hi + 1 == d_lo : d_hi + 1 == in_lo;
+        if (!ok) return where(rank, s, o) + "non-commutative combine out of rank order";
+      }
+      for (int w = 0; w < words_; ++w) bits[w] |= in[w];
+    }
+    return {};
+  }
+
+  Payload snapshot(int rank, const Place &p) const {
+    const Values &v = state_[rank][p.storage];
+    Payload out;
+    out.index.assign(v.index.begin() + p.offset, v.index.begin() + p.offset + p.count);
+    out.bits.assign(v.bits.begin() + p.offset * words_, v.bits.begin() + (p.offset + p.count) * words_);
+    return out;
+  }
+
+  std::string execute() {
+    current_.assign(procs_, 0);
+    is_posted_.assign(procs_, false);
+    std::vector<std::vector<std::vector<Payload>>> payloads(procs_);
+    for (int rank = 0; rank < procs_; ++rank) {
+      payloads[rank].resize(programs_[rank].steps.size());
+      for (std::size_t s = 0; s < programs_[rank].steps.size(); ++s)
+        payloads[rank][s].resize(programs_[rank].steps[s].ops.size());
+    }
+    auto done = [&](int rank) { return current_[rank] >= static_cast<int>(programs_[rank].steps.size()); };
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (int rank = 0; rank < procs_; ++rank) {
+        while (!done(rank)) {
+          const int s = current_[rank];
+          const Step &step = programs_[rank].steps[s];
+          if (!is_posted_[rank]) {
+            for (std::size_t o = 0; o < step.ops.size(); ++o) {
+              const Op &op = step.ops[o];
+              if (op.kind == OpKind::local) {
+                Payload in = snapshot(rank, resolve(rank, op.src));
+                if (auto e = apply(rank, s, o, resolve(rank, op.dst), op.combine, in.index.data(), in.bits.data()); !e.empty()) return e;
+              }
+            }
+            for (std::size_t o = 0; o < step.ops.size(); ++o)
+              if (step.ops[o].kind == OpKind::send) payloads[rank][s][o] = snapshot(rank, resolve(rank, step.ops[o].src));
+            is_posted_[rank] = true;
+            progress = true;
+          }
+          bool complete = true;
+          for (std::size_t o = 0; o < step.ops.size() && complete; ++o) {
+            if (step.ops[o].kind == OpKind::local) continue;
+            const OpRef &p = partner_[rank][s][o];
+            complete = posted(p.rank, p.step);
+          }
+          if (!complete) break;
+          for (std::size_t o = 0; o < step.ops.size(); ++o) {
+            const Op &op = step.ops[o];
+            if (op.kind != OpKind::recv) continue;
+            const OpRef &p = partner_[rank][s][o];
+            const Payload &in = payloads[p.rank][p.step][p.op];
+            if (auto e = apply(rank, s, o, resolve(rank, op.dst), op.combine, in.index.data(), in.bits.data()); !e.empty()) return e;
+          }
+          // Sent payloads are no longer needed once the step completes on
+          // both sides; they are freed lazily with the whole table.
+          ++current_[rank];
+          is_posted_[rank] = false;
+          progress = true;
+        }
+      }
+    }
+    std::ostringstream stuck;
+    int count = 0;
+    for (int rank = 0; rank < procs_; ++rank)
+      if (!done(rank)) {
+        if (count++ < 8) stuck << " rank " << rank << " at step " << current_[rank] << ";";
+      }
+    if (count) return "deadlock: " + std::to_string(count) + " ranks cannot finish:" + stuck.str();
+    return {};
+  }
+
+  std::string check_result() const {
+    const std::int64_t n = params_.count;
+    auto expect = [&](int rank, Buffer buffer, std::int64_t offset, std::int64_t index, int lo, int hi,
+                      std::int64_t at) -> std::string {
+      Place p = resolve(rank, Region{buffer, offset, 1});
+      const Values &v = state_[rank][p.storage];
+      const std::uint64_t *bits = v.at(p.offset);
+      bool ok = v.index[p.offset] == index;
+      for (int r = 0; r < procs_ && ok; ++r) ok = ((bits[r / 64] >> (r % 64) & 1) != 0) == (r >= lo && r <= hi);
+      if (ok) return {};
+      int have = 0;
+      for (int r = 0; r < procs_; ++r) have += bits[r / 64] >> (r % 64) & 1;
+      std::ostringstream os;
+      os << "rank " << rank << ": result element " << at << " holds element " << v.index[p.offset] << " with " << have
+         << " contributions, expected element " << index << " from ranks " << lo << ".." << hi;
+      return os.str();
+    };
+    switch (params_.collective) {
+      case Collective::reduce:
+        for (std::int64_t i = 0; i < n; ++i)
+          if (auto e = expect(params_.root, Buffer::recv, i, i, 0, procs_ - 1, i); !e.empty()) return e;
+        break;
+      case Collective::allreduce:
+        for (int rank = 0; rank < procs_; ++rank)
+          for (std::int64_t i = 0; i < n; ++i)
+            if (auto e = expect(rank, Buffer::recv, i, i, 0, procs_ - 1, i); !e.empty()) return e;
+        break;
+      case Collective::scatter:
+        for (int rank = 0; rank < procs_; ++rank)
+          for (std::int64_t i = 0; i < n; ++i)
+            if (auto e = expect(rank, Buffer::recv, i, rank * n + i, params_.root, params_.root, i); !e.empty()) return e;
+        break;
+      case Collective::gather:
+        for (int rank = 0; rank < procs_; ++rank)
+          for (std::int64_t i = 0; i < n; ++i)
+            if (auto e = expect(params_.root, Buffer::recv, rank * n + i, rank * n + i, rank, rank, rank * n + i); !e.empty()) return e;
+        break;
+    }
+    return {};
+  }
+
+  const Params &params_;
+  const std::vector<Program> &programs_;
+  ValidateOptions options_;
+  int procs_;
+  int words_ = 1;
+  std::vector<std::vector<Values>> state_;
+  std::vector<std::vector<std::vector<OpRef>>> partner_;
+  std::vector<int> current_;
+  std::vector<bool> is_posted_;
+};
+
+}  // namespace
+
+std::string validate(const Params &params, const std::vector<Program> &programs, const ValidateOptions &options) {
+  if (params.procs < 1) return "procs must be at least 1";
+  if (params.count < 0) return "count must not be negative";
+  return Validator(params, programs, options).run();
+}
+
+std::string validate_all_modes(const Params &params, const std::vector<Program> &programs, ValidateOptions options) {
+  options.in_place = false;
+  if (auto e = validate(params, programs, options); !e.empty()) return e;
+  options.in_place = true;
+  if (auto e = validate(params, programs, options); !e.empty()) return "with MPI_IN_PLACE: " + e;
+  return {};
+}
+
+}  // namespace patcoll::core

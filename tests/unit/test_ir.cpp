@@ -1,0 +1,55 @@
+#include <gtest/gtest.h>
+
+#include "core/algorithm.hpp"
+#include "core/cost.hpp"
+#include "core/ir.hpp"
+
+using namespace patcoll::core;
+
+TEST(Segments, SpansCoverTheCountWithSizesDifferingByAtMostOne) {
+  for (std::int64_t count : {0, 1, 5, 7, 100, 1001})
+    for (std::int64_t parts : {1, 2, 3, 7, 64}) {
+      std::int64_t next = 0, lo = count, hi = 0;
+      for (std::int64_t i = 0; i < parts; ++i) {
+        Span s = block_span(count, parts, i);
+        EXPECT_EQ(s.offset, next);
+        next += s.count;
+        lo = std::min(lo, s.count);
+        hi = std::max(hi, s.count);
+      }
+      EXPECT_EQ(next, count);
+      EXPECT_LE(hi - lo, 1);
+    }
+}
+
+TEST(Segments, NeverMoreSegmentsThanElements) {
+  Params p;
+  p.segment_count = 50;
+  EXPECT_EQ(segment_count_for(p, 10, 1), 10);
+  EXPECT_EQ(segment_count_for(p, 0, 1), 1);
+  p.segment_count = 0;
+  p.segment_elements = 3;
+  EXPECT_EQ(segment_count_for(p, 10, 1), 4);
+}
+
+TEST(CostModel, OptimalSegmentCountFollowsMarendicFormula) {
+  CostModel m{1e-6, 1e-9, 0.0};
+  // sqrt((n-1) m beta / alpha) with n = 3 (P = 8), m = 4 MB: sqrt(2*4e6*1e-9/1e-6) = sqrt(8000) ≈ 89.4
+  EXPECT_EQ(optimal_segment_count(m, 8, 1'000'000, 4), 89);
+  EXPECT_EQ(optimal_segment_count(m, 2, 1'000'000, 4), 1);  // n − 1 = 0
+  EXPECT_EQ(ceil_log2(1), 0);
+  EXPECT_EQ(ceil_log2(5), 3);
+  EXPECT_EQ(ceil_log2(8), 3);
+}
+
+TEST(Ir, JsonAndTableMentionEveryOp) {
+  Program p{0, 2, 4, {}};
+  add_step(p, {send_op(1, send_buf(0, 4)), recv_op(1, scratch_buf(0, 4), Combine::left)}, 3);
+  const std::string json = to_json(p);
+  EXPECT_NE(json.find("\"kind\":\"send\""), std::string::npos);
+  EXPECT_NE(json.find("\"combine\":\"left\""), std::string::npos);
+  EXPECT_NE(json.find("\"round\":3"), std::string::npos);
+  EXPECT_NE(to_table(p).find("recv<-1 left scratch[0+4]"), std::string::npos);
+  EXPECT_EQ(message_count(p), 1);
+  EXPECT_EQ(elements_sent(p), 4);
+}

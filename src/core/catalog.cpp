@@ -1,6 +1,7 @@
 // The catalogue of every core algorithm: one line each, in --list order.
 // The name is the file name under builders/<collective>/, the function
-// suffix, the CLI value and the environment value.
+// suffix, the CLI value and the environment value. The MPI registry adds
+// `native` to every collective.
 #include "algorithm.hpp"
 #include "builders/builders.hpp"
 
@@ -9,10 +10,16 @@ namespace {
 
 using C = Collective;
 constexpr std::uint32_t none = 0;
+constexpr std::uint32_t commutative = needs_commutative;
 
 const Algorithm kAlgorithms[] = {
-    // MPI_Reduce
+    // --- MPI_Reduce: classic -------------------------------------------
     {C::reduce, "linear", none, "root receives every contribution in turn", reduce_linear, nullptr},
+    // --- MPI_Reduce: schedule-based (Clairvoyant, greedy) ----------------
+    // --- MPI_Allreduce: classic ------------------------------------------
+    // --- MPI_Allreduce: PAP-aware ----------------------------------------
+    // --- MPI_Scatter -----------------------------------------------------
+    // --- MPI_Gather ------------------------------------------------------
 };
 
 }  // namespace

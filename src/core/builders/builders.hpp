@@ -1,16 +1,13 @@
-// Declarations of every builder and generator; the catalogue
-// (catalog.cpp) lists them with their names and restrictions.
-// Builders take (params, rank) and return that rank's Program; generators
-// take params and return all ranks' Programs.
+// Declarations of every builder and generator, one header per area so that
+// work on different areas does not collide; catalog.cpp lists them with
+// their names and restrictions. Builders take (params, rank) and return
+// that rank's Program; generators take params and return all ranks'.
 #pragma once
 
 #include <vector>
 
 #include "../algorithm.hpp"
 
-namespace patcoll::core {
-
-// MPI_Reduce
-Program reduce_linear(const Params &, int rank);
-
-}  // namespace patcoll::core
+#include "classic.hpp"             // reduce/allreduce classics
+#include "pap.hpp"                 // slt, prr, scatter/gather families
+#include "../generators/scheduled.hpp"  // clairvoyant, uni_greedy, bi_greedy

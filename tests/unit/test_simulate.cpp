@@ -1,0 +1,278 @@
+// The simulator's model, fact by fact, on hand-written Programs and the
+// catalogue's `linear` reduce (simulate.hpp documents the model).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/algorithm.hpp"
+#include "core/simulate.hpp"
+
+using namespace patcoll::core;
+
+namespace {
+
+// α = 1, β = 0.01 s/B, γ = 0.001 s/B, 4-byte elements: a 100-element message
+// costs α + βB = 5 and its combine γB = 0.4.
+Params model(int procs) {
+  Params params;
+  params.procs = procs;
+  params.element_bytes = 4;
+  params.cost = CostModel{1.0, 0.01, 0.001};
+  return params;
+}
+
+std::vector<Program> empty_programs(int procs) {
+  std::vector<Program> programs;
+  for (int rank = 0; rank < procs; ++rank) programs.push_back(Program{rank, procs, 0, {}});
+  return programs;
+}
+
+constexpr double kTransfer = 5.0;  // α + β·400 B
+constexpr double kCombine = 0.4;   // γ·400 B
+
+}  // namespace
+
+TEST(Simulate, OneMessageCostsAlphaPlusBetaTimesBytesAtBothEnds) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {send_op(1, send_buf(0, 100))});
+  add_step(programs[1], {recv_op(0, recv_buf(0, 100))});
+  const SimulateResult r = simulate(model(2), programs);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.exit[0], kTransfer);
+  EXPECT_DOUBLE_EQ(r.exit[1], kTransfer);
+  EXPECT_DOUBLE_EQ(r.run_time, kTransfer);
+  EXPECT_EQ(r.messages, 1);
+  EXPECT_EQ(r.bytes, 400);
+}
+
+TEST(Simulate, CombiningRecvChargesGammaAtTheReceiverAfterTheTransfer) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {send_op(1, send_buf(0, 100))});
+  add_step(programs[1], {recv_op(0, recv_buf(0, 100), Combine::left)});
+  const SimulateResult r = simulate(model(2), programs);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.exit[0], kTransfer);
+  EXPECT_DOUBLE_EQ(r.exit[1], kTransfer + kCombine);  // one round d = α + B(β + γ)
+}
+
+TEST(Simulate, ElementSizeComesFromParams) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {send_op(1, send_buf(0, 100))});
+  add_step(programs[1], {recv_op(0, recv_buf(0, 100))});
+  Params params = model(2);
+  params.element_bytes = 8;
+  EXPECT_DOUBLE_EQ(simulate(params, programs).run_time, 1.0 + 0.01 * 800);
+}
+
+TEST(Simulate, MessageStartsOnlyWhenBothSidesHavePostedIt) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {send_op(1, send_buf(0, 100))});
+  add_step(programs[1], {recv_op(0, recv_buf(0, 100))});
+  Params params = model(2);
+  params.arrivals = {0.0, 7.0};
+  SimulateResult r = simulate(params, programs);
+  EXPECT_DOUBLE_EQ(r.exit[0], 7.0 + kTransfer);  // the sender waits for the late receiver
+  params.arrivals = {7.0, 0.0};
+  r = simulate(params, programs);
+  EXPECT_DOUBLE_EQ(r.exit[1], 7.0 + kTransfer);  // the receiver waits for the late sender
+}
+
+TEST(Simulate, RunTimeAndAverageElapsedFollowTheDefinitions) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {send_op(1, send_buf(0, 100))});
+  add_step(programs[1], {recv_op(0, recv_buf(0, 100))});
+  Params params = model(2);
+  params.arrivals = {2.0, 9.0};
+  const SimulateResult r = simulate(params, programs);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.run_time, 9.0 + kTransfer - 2.0);                        // max(f) − min(a)
+  EXPECT_DOUBLE_EQ(r.average_elapsed, ((14.0 - 2.0) + (14.0 - 9.0)) / 2.0);   // mean(f − a)
+  EXPECT_DOUBLE_EQ(r.max_elapsed, 12.0);
+}
+
+TEST(Simulate, FullDuplexOverlapsASendWithARecv) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {send_op(1, send_buf(0, 100)), recv_op(1, recv_buf(0, 100))});
+  add_step(programs[1], {send_op(0, send_buf(0, 100)), recv_op(0, recv_buf(0, 100))});
+  const SimulateResult r = simulate(model(2), programs);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.run_time, kTransfer);
+}
+
+TEST(Simulate, UnidirectionalSerialisesASendAndARecv) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {send_op(1, send_buf(0, 100)), recv_op(1, recv_buf(0, 100))});
+  add_step(programs[1], {send_op(0, send_buf(0, 100)), recv_op(0, recv_buf(0, 100))});
+  SimulateOptions options;
+  options.ports = PortModel::unidirectional;
+  const SimulateResult r = simulate(model(2), programs, options);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.run_time, 2 * kTransfer);
+}
+
+TEST(Simulate, SendsOfOneRankAreSerialised) {
+  auto programs = empty_programs(3);
+  add_step(programs[0], {send_op(1, send_buf(0, 100)), send_op(2, send_buf(0, 100))});
+  add_step(programs[1], {recv_op(0, recv_buf(0, 100))});
+  add_step(programs[2], {recv_op(0, recv_buf(0, 100))});
+  const SimulateResult r = simulate(model(3), programs);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.exit[1], kTransfer);  // op order breaks the tie
+  EXPECT_DOUBLE_EQ(r.exit[2], 2 * kTransfer);
+  EXPECT_DOUBLE_EQ(r.exit[0], 2 * kTransfer);
+}
+
+TEST(Simulate, RecvsOfOneRankAreSerialisedAndCombinedAfterTheWait) {
+  auto programs = empty_programs(3);
+  add_step(programs[0], {recv_op(1, recv_buf(0, 100), Combine::right), recv_op(2, scratch_buf(0, 100), Combine::right)});
+  add_step(programs[1], {send_op(0, send_buf(0, 100))});
+  add_step(programs[2], {send_op(0, send_buf(0, 100))});
+  const SimulateResult r = simulate(model(3), programs);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.exit[0], 2 * kTransfer + 2 * kCombine);
+}
+
+TEST(Simulate, BusyPortGoesToTheEarliestReadyMessage) {
+  // Rank 0 receives from 1 (ready at 0) and from 2 (ready at 1): the port
+  // serves 1 first although the recv from 2 comes first in op order.
+  auto programs = empty_programs(3);
+  add_step(programs[0], {recv_op(2, recv_buf(0, 100)), recv_op(1, scratch_buf(0, 100))});
+  add_step(programs[1], {send_op(0, send_buf(0, 100))});
+  add_step(programs[2], {send_op(0, send_buf(0, 100))});
+  Params params = model(3);
+  params.arrivals = {0.0, 0.0, 1.0};
+  const SimulateResult r = simulate(params, programs);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.exit[1], kTransfer);
+  EXPECT_DOUBLE_EQ(r.exit[2], 2 * kTransfer);
+}
+
+TEST(Simulate, MessagesBetweenAPairMatchFirstInFirstOut) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {send_op(1, send_buf(0, 100))});
+  add_step(programs[0], {send_op(1, send_buf(0, 50))});
+  add_step(programs[1], {recv_op(0, recv_buf(0, 100)), recv_op(0, recv_buf(100, 50))});
+  const SimulateResult r = simulate(model(2), programs);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.exit[1], kTransfer + (1.0 + 0.01 * 200));
+}
+
+TEST(Simulate, MismatchedCountsAreReported) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {send_op(1, send_buf(0, 100))});
+  add_step(programs[1], {recv_op(0, recv_buf(0, 99))});
+  const SimulateResult r = simulate(model(2), programs);
+  EXPECT_NE(r.error.find("sends 100 elements"), std::string::npos) << r.error;
+}
+
+TEST(Simulate, DeadlockIsReportedNamingTheRank) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {recv_op(1, recv_buf(0, 1))});
+  add_step(programs[0], {send_op(1, send_buf(0, 1))});
+  add_step(programs[1], {recv_op(0, recv_buf(0, 1))});
+  add_step(programs[1], {send_op(0, send_buf(0, 1))});
+  const SimulateResult r = simulate(model(2), programs);
+  EXPECT_NE(r.error.find("deadlock: rank 0"), std::string::npos) << r.error;
+}
+
+TEST(Simulate, InvalidPeerIsReported) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {send_op(0, send_buf(0, 1))});
+  EXPECT_NE(simulate(model(2), programs).error.find("invalid peer"), std::string::npos);
+}
+
+TEST(Simulate, LocalCombineCostsGammaAndCopyIsFreeByDefault) {
+  auto programs = empty_programs(1);
+  add_step(programs[0], {copy_op(send_buf(0, 100), recv_buf(0, 100))});
+  add_step(programs[0], {combine_op(send_buf(0, 100), recv_buf(0, 100), Combine::left)});
+  EXPECT_DOUBLE_EQ(simulate(model(1), programs).exit[0], kCombine);
+  SimulateOptions options;
+  options.copy_seconds_per_byte = 0.002;
+  EXPECT_DOUBLE_EQ(simulate(model(1), programs, options).exit[0], 0.8 + kCombine);
+}
+
+TEST(Simulate, LocalOpsDelayThePostingOfTheSameStep) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {combine_op(send_buf(0, 100), scratch_buf(0, 100), Combine::left), send_op(1, scratch_buf(0, 100))});
+  add_step(programs[1], {recv_op(0, recv_buf(0, 100))});
+  EXPECT_DOUBLE_EQ(simulate(model(2), programs).exit[1], kCombine + kTransfer);
+}
+
+TEST(Simulate, RankWithoutStepsExitsAtItsArrival) {
+  Params params = model(3);
+  params.arrivals = {1.0, 2.0, 3.0};
+  const SimulateResult r = simulate(params, empty_programs(3));
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.exit, params.arrivals);
+  EXPECT_DOUBLE_EQ(r.run_time, 2.0);
+  EXPECT_DOUBLE_EQ(r.average_elapsed, 0.0);
+}
+
+TEST(Simulate, WrongArrivalVectorSizeIsReported) {
+  Params params = model(2);
+  params.arrivals = {0.0};
+  EXPECT_NE(simulate(params, empty_programs(2)).error, "");
+}
+
+TEST(Simulate, TimelineRecordsEveryBusyInterval) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {send_op(1, send_buf(0, 100))});
+  add_step(programs[1], {recv_op(0, recv_buf(0, 100), Combine::left)});
+  SimulateOptions options;
+  options.record_timeline = true;
+  const SimulateResult r = simulate(model(2), programs, options);
+  ASSERT_EQ(r.timeline.size(), 3u);
+  EXPECT_EQ(r.timeline[0].activity, Activity::send);
+  EXPECT_EQ(r.timeline[0].peer, 1);
+  EXPECT_EQ(r.timeline[1].activity, Activity::recv);
+  EXPECT_EQ(r.timeline[2].activity, Activity::combine);
+  EXPECT_DOUBLE_EQ(r.timeline[2].start, kTransfer);
+  EXPECT_DOUBLE_EQ(r.timeline[2].end, kTransfer + kCombine);
+  EXPECT_TRUE(simulate(model(2), programs).timeline.empty());
+}
+
+TEST(Simulate, LinearReduceTakesPMinusOneRoundsAtTheRoot) {
+  const Algorithm *linear = find_algorithm(Collective::reduce, "linear");
+  ASSERT_NE(linear, nullptr);
+  for (int procs : {1, 2, 5, 16}) {
+    Params params = model(procs);
+    params.count = 100;
+    params.root = procs / 2;
+    const SimulateResult r = simulate(*linear, params);
+    ASSERT_EQ(r.error, "");
+    EXPECT_NEAR(r.run_time, (procs - 1) * (kTransfer + kCombine), 1e-9) << "P=" << procs;
+  }
+}
+
+TEST(Simulate, LinearReduceAbsorbsALateLeafUpToTheWholeImbalance) {
+  // The root receives in rank order; the last leaf arriving late by less than
+  // the P−2 rounds before its turn costs nothing: absorption = imbalance.
+  const Algorithm *linear = find_algorithm(Collective::reduce, "linear");
+  ASSERT_NE(linear, nullptr);
+  Params params = model(6);
+  params.count = 100;
+  const double balanced = simulate(*linear, params).run_time;
+  params.arrivals.assign(6, 0.0);
+  params.arrivals[5] = 3 * (kTransfer + kCombine);
+  const SimulateResult late = simulate(*linear, params);
+  ASSERT_EQ(late.error, "");
+  EXPECT_NEAR(late.run_time, balanced, 1e-9);
+  EXPECT_NEAR(absorption(balanced, late.run_time, imbalance(params.arrivals)), imbalance(params.arrivals), 1e-9);
+}
+
+TEST(Simulate, UnsupportedParamsAreReportedNotSimulated) {
+  const Algorithm *linear = find_algorithm(Collective::reduce, "linear");
+  ASSERT_NE(linear, nullptr);
+  Params params = model(4);
+  params.arrivals = {0.0, 1.0};
+  EXPECT_NE(simulate(*linear, params).error, "");
+}
+
+TEST(Simulate, PortModelNamesRoundTrip) {
+  PortModel model = PortModel::full_duplex;
+  EXPECT_TRUE(parse_port_model("uni", model));
+  EXPECT_EQ(model, PortModel::unidirectional);
+  EXPECT_TRUE(parse_port_model(to_string(PortModel::full_duplex), model));
+  EXPECT_EQ(model, PortModel::full_duplex);
+  EXPECT_FALSE(parse_port_model("half", model));
+}

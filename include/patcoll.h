@@ -1,0 +1,84 @@
+/* patcoll — MPI collectives that stay fast when processes arrive late.
+ *
+ * The collectives take exactly the argument lists of their MPI
+ * counterparts and return MPI error codes (MPI_SUCCESS on success). They
+ * never abort and never invoke the communicator's error handler: on error
+ * the code is returned, the user's buffers are untouched, and
+ * PAT_Last_error() describes what was wrong.
+ *
+ * Algorithm selection, per collective ("reduce", "allreduce", "scatter",
+ * "gather"), first match wins:
+ *   1. the name given to PAT_<Coll>_with();
+ *   2. PAT_Set_algorithm(comm, collective, name) for that communicator;
+ *   3. PAT_Set_algorithm(MPI_COMM_NULL, collective, name) for the process;
+ *   4. the environment: PATCOLL_REDUCE, PATCOLL_ALLREDUCE, PATCOLL_SCATTER,
+ *      PATCOLL_GATHER;
+ *   5. "auto" (a classic algorithm chosen by message size and process
+ *      count; see docs/selection.md).
+ * "native" calls the MPI library's own PMPI_* function. An unknown name is
+ * MPI_ERR_ARG; a known algorithm whose restrictions the call does not meet
+ * (e.g. a non-commutative op for a commutative-only algorithm) is
+ * MPI_ERR_OP or MPI_ERR_ARG, unless PATCOLL_FALLBACK=1, in which case the
+ * call falls back to "auto" and says so once on stderr.
+ *
+ * C99-clean.
+ */
+#ifndef PATCOLL_H
+#define PATCOLL_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PATCOLL_VERSION_MAJOR 0
+#define PATCOLL_VERSION_MINOR 1
+
+/* Collectives (argument lists and semantics of MPI_Reduce & co). */
+int PAT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm);
+int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PAT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PAT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/* The same with the algorithm named explicitly (NULL or "" = as selected). */
+int PAT_Reduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int root, MPI_Comm comm);
+int PAT_Allreduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PAT_Scatter_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PAT_Gather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/* Picks the algorithm of `collective` for `comm`, or for the whole process
+ * when comm is MPI_COMM_NULL. name NULL or "" clears the choice.
+ * MPI_ERR_ARG for an unknown collective or algorithm. */
+int PAT_Set_algorithm(MPI_Comm comm, const char *collective, const char *name);
+
+/* The arrival-time (PAT) vector that PAP-aware algorithms use on `comm`:
+ * one value per rank, seconds, relative (only differences matter), the
+ * same on every rank. NULL clears it (balanced arrivals are assumed). */
+int PAT_Set_arrivals(MPI_Comm comm, const double *arrivals);
+
+/* Hockney cost model (seconds, seconds per byte) used for segment sizing
+ * and schedule round times on `comm` (MPI_COMM_NULL: process default). */
+int PAT_Set_cost_model(MPI_Comm comm, double alpha, double beta, double gamma);
+
+/* Number of registered algorithms of `collective` (native included), and
+ * the name and restrictions of the index-th; -1 / NULL when out of range. */
+int PAT_Algorithm_count(const char *collective);
+const char *PAT_Algorithm_name(const char *collective, int index);
+
+/* A description of the last error returned on the calling thread ("" if
+ * none). */
+const char *PAT_Last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PATCOLL_H */

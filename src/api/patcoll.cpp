@@ -1,0 +1,431 @@
+// The C API of patcoll.h: argument checks with the MPI standard's error
+// classes, algorithm selection, and the hand-off to native PMPI or to the
+// executor with a (cached) Program.
+#include "patcoll.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <climits>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/algorithm.hpp"
+#include "mpi/comm_cache.hpp"
+#include "mpi/datatype.hpp"
+#include "mpi/error.hpp"
+#include "mpi/executor.hpp"
+#include "mpi/registry.hpp"
+
+namespace patcoll::mpi {
+namespace {
+
+using core::Collective;
+
+bool mpi_usable() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+
+bool parse_collective_name(const char *text, Collective &out) {
+  return text && core::parse_collective(text, out);
+}
+
+// Environment overrides of segmentation, shared by every call.
+void apply_environment(core::Params &params) {
+  if (const char *s = std::getenv("PATCOLL_SEGMENTS"); s && *s) params.segment_count = std::atoll(s);
+  if (const char *s = std::getenv("PATCOLL_SEGMENT_BYTES"); s && *s) {
+    const long long bytes = std::atoll(s);
+    if (bytes > 0) params.segment_elements = std::max<long long>(1, bytes / std::max<std::int64_t>(1, params.element_bytes));
+  }
+}
+
+std::string cache_key(const Entry &entry, const core::Params &p, int rank) {
+  std::ostringstream os;
+  os.precision(17);
+  os << static_cast<int>(p.collective) << ' ' << entry.name << ' ' << rank << ' ' << p.procs << ' ' << p.root << ' '
+     << p.count << ' ' << p.element_bytes << ' ' << p.commutative << ' ' << p.segment_count << ' '
+     << p.segment_elements << ' ' << p.cost.alpha << ' ' << p.cost.beta << ' ' << p.cost.gamma << " r";
+  for (int k : p.radix) os << ' ' << k;
+  os << " a";
+  for (double a : p.arrivals) os << ' ' << a;
+  return os.str();
+}
+
+void warn_once(const std::string &message) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(message).second) std::fprintf(stderr, "patcoll: %s\n", message.c_str());
+}
+
+// Selection order of patcoll.h. `out` is native, a catalogue algorithm, or
+// the auto choice.
+int select(CommState &state, Collective collective, const char *explicit_name, const core::Params &params,
+           const Entry *&out) {
+  const int index = static_cast<int>(collective);
+  std::string name;
+  if (explicit_name && *explicit_name) name = explicit_name;
+  else if (!state.algorithm[index].empty()) name = state.algorithm[index];
+  else if (!process_defaults().algorithm[index].empty()) name = process_defaults().algorithm[index];
+  else if (const char *env = std::getenv(environment_variable(collective)); env && *env) name = env;
+  else name = "auto";
+
+  if (name == "auto") {
+    out = auto_choice(params);
+    return MPI_SUCCESS;
+  }
+  const Entry *entry = find_entry(collective, name);
+  if (!entry)
+    return fail(MPI_ERR_ARG, "unknown " + std::string(core::to_string(collective)) + " algorithm '" + name +
+                                 "' (patcoll-bench --list shows the registered ones)");
+  if (!entry->native()) {
+    const std::string reason = core::unsupported_reason(*entry->algorithm, params);
+    if (!reason.empty()) {
+      const char *fallback = std::getenv("PATCOLL_FALLBACK");
+      if (fallback && std::strcmp(fallback, "1") == 0) {
+        out = auto_choice(params);
+        warn_once(reason + "; falling back to " + std::string(out->name));
+        return MPI_SUCCESS;
+      }
+      const bool op_problem = (entry->restrictions & core::needs_commutative) && !params.commutative;
+      return fail(op_problem ? MPI_ERR_OP : MPI_ERR_ARG, reason);
+    }
+  }
+  out = entry;
+  return MPI_SUCCESS;
+}
+
+const core::Program &program_for(CommState &state, const Entry &entry, const core::Params &params) {
+  std::string key = cache_key(entry, params, state.rank);
+  if (const core::Program *cached = state.programs.find(key)) return *cached;
+  return state.programs.insert(std::move(key), core::build_rank(*entry.algorithm, params, state.rank));
+}
+
+core::CostModel cost_for(const CommState &state) {
+  if (state.cost) return *state.cost;
+  if (process_defaults().cost) return *process_defaults().cost;
+  return {};
+}
+
+// Checks shared by every collective; fills state, size and rank.
+int common_checks(MPI_Comm comm, CommState *&state, bool &inter) {
+  if (!mpi_usable()) return fail(MPI_ERR_OTHER, "MPI is not initialised or already finalised");
+  if (comm == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  int flag = 0;
+  PATCOLL_MPI_CHECK(MPI_Comm_test_inter(comm, &flag));
+  inter = flag != 0;
+  if (inter) return MPI_SUCCESS;
+  return comm_state(comm, state);
+}
+
+int check_type(MPI_Datatype type, const char *which) {
+  if (type == MPI_DATATYPE_NULL) return fail(MPI_ERR_TYPE, std::string(which) + " is MPI_DATATYPE_NULL");
+  return MPI_SUCCESS;
+}
+
+// A null buffer is an error when it would be addressed (count > 0) and the
+// datatype does not use absolute addresses (MPI_BOTTOM).
+int check_buffer(const void *buffer, int count, const TypeInfo &type, const char *which) {
+  if (buffer == nullptr && count > 0 && type.true_lb == 0)
+    return fail(MPI_ERR_BUFFER, std::string(which) + " is NULL with a count of " + std::to_string(count));
+  return MPI_SUCCESS;
+}
+
+int reduction(Collective collective, const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  set_last_error({});
+  CommState *state = nullptr;
+  bool inter = false;
+  if (int rc = common_checks(comm, state, inter); rc != MPI_SUCCESS) return rc;
+  if (inter) {  // intercommunicators: the MPI library's own
+    return collective == Collective::reduce ? PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm)
+                                            : PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  }
+  const bool is_root = collective == Collective::allreduce || state->rank == root;
+  if (count < 0) return fail(MPI_ERR_COUNT, "count is negative (" + std::to_string(count) + ")");
+  if (int rc = check_type(datatype, "datatype"); rc != MPI_SUCCESS) return rc;
+  if (op == MPI_OP_NULL) return fail(MPI_ERR_OP, "op is MPI_OP_NULL");
+  if (collective == Collective::reduce && (root < 0 || root >= state->size))
+    return fail(MPI_ERR_ROOT, "root " + std::to_string(root) + " is not a rank of a communicator of size " +
+                                  std::to_string(state->size));
+  if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "recvbuf must not be MPI_IN_PLACE");
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && !is_root) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root");
+  TypeInfo type;
+  if (int rc = TypeInfo::describe(datatype, type); rc != MPI_SUCCESS) return rc;
+  if (!in_place)
+    if (int rc = check_buffer(sendbuf, count, type, "sendbuf"); rc != MPI_SUCCESS) return rc;
+  if (is_root)
+    if (int rc = check_buffer(recvbuf, count, type, "recvbuf"); rc != MPI_SUCCESS) return rc;
+
+  int commutative = 1;
+  PATCOLL_MPI_CHECK(MPI_Op_commutative(op, &commutative));
+  core::Params params;
+  params.collective = collective;
+  params.procs = state->size;
+  params.root = collective == Collective::reduce ? root : 0;
+  params.count = count;
+  params.element_bytes = std::max(1, type.size);
+  params.commutative = commutative != 0;
+  params.arrivals = state->arrivals;
+  params.cost = cost_for(*state);
+  apply_environment(params);
+
+  const Entry *entry = nullptr;
+  if (int rc = select(*state, collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
+  if (entry->native()) {
+    return collective == Collective::reduce ? PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm)
+                                            : PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  }
+  const int tag = state->next_tag();
+  if (count == 0 || state->size == 1) {
+    if (count > 0 && !in_place) {
+      std::vector<char> pack;
+      return copy_elements(type, sendbuf, recvbuf, count, pack);
+    }
+    return MPI_SUCCESS;
+  }
+  const core::Program &program = program_for(*state, *entry, params);
+  ExecutionContext context{state->comm, tag, op, type};
+  ExecutionBuffers buffers{in_place ? recvbuf : sendbuf, recvbuf};
+  return execute(program, buffers, context);
+}
+
+// Scatter and gather run in bytes: one IR element is one byte of a rank's
+// block, so the send and receive datatypes may differ (matching
+// signatures). A buffer whose datatype is not dense is packed before and
+// unpacked after the run.
+struct ByteView {
+  std::vector<char> packed;
+  void *bytes = nullptr;  // what the executor addresses
+};
+
+int pack_view(const void *buffer, int count, const TypeInfo &type, ByteView &view, bool copy_in) {
+  if (type.dense) {
+    view.bytes = const_cast<char *>(static_cast<const char *>(buffer)) + type.true_lb;
+    return MPI_SUCCESS;
+  }
+  int bytes = 0;
+  PATCOLL_MPI_CHECK(MPI_Pack_size(count, type.type, MPI_COMM_SELF, &bytes));
+  view.packed.assign(static_cast<std::size_t>(bytes), 0);
+  view.bytes = view.packed.data();
+  if (copy_in) {
+    int position = 0;
+    PATCOLL_MPI_CHECK(MPI_Pack(buffer, count, type.type, view.packed.data(), bytes, &position, MPI_COMM_SELF));
+  }
+  return MPI_SUCCESS;
+}
+
+int unpack_view(ByteView &view, void *buffer, int count, const TypeInfo &type) {
+  if (type.dense || count == 0) return MPI_SUCCESS;
+  int position = 0;
+  PATCOLL_MPI_CHECK(MPI_Unpack(view.packed.data(), static_cast<int>(view.packed.size()), &position, buffer, count,
+                               type.type, MPI_COMM_SELF));
+  return MPI_SUCCESS;
+}
+
+int movement(Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
+             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  set_last_error({});
+  CommState *state = nullptr;
+  bool inter = false;
+  if (int rc = common_checks(comm, state, inter); rc != MPI_SUCCESS) return rc;
+  auto native = [&] {
+    return collective == Collective::scatter
+               ? PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
+               : PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  };
+  if (inter) return native();
+  if (root < 0 || root >= state->size)
+    return fail(MPI_ERR_ROOT, "root " + std::to_string(root) + " is not a rank of a communicator of size " +
+                                  std::to_string(state->size));
+  const bool is_root = state->rank == root;
+  const bool scatter = collective == Collective::scatter;
+  // The side every rank has (scatter: recv; gather: send) and the root's
+  // whole-communicator side.
+  const bool in_place = is_root && (scatter ? recvbuf == MPI_IN_PLACE : sendbuf == MPI_IN_PLACE);
+  const void *own_buffer = scatter ? recvbuf : sendbuf;
+  const int own_count = scatter ? recvcount : sendcount;
+  const MPI_Datatype own_type = scatter ? recvtype : sendtype;
+  const void *whole_buffer = scatter ? sendbuf : recvbuf;
+  const int whole_count = scatter ? sendcount : recvcount;  // per rank
+  const MPI_Datatype whole_type = scatter ? sendtype : recvtype;
+  if (!is_root && (scatter ? recvbuf == MPI_IN_PLACE : sendbuf == MPI_IN_PLACE))
+    return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root");
+
+  TypeInfo own, whole;
+  if (!in_place) {
+    if (own_count < 0) return fail(MPI_ERR_COUNT, "count is negative (" + std::to_string(own_count) + ")");
+    if (int rc = check_type(own_type, scatter ? "recvtype" : "sendtype"); rc != MPI_SUCCESS) return rc;
+    if (int rc = TypeInfo::describe(own_type, own); rc != MPI_SUCCESS) return rc;
+    if (int rc = check_buffer(own_buffer, own_count, own, scatter ? "recvbuf" : "sendbuf"); rc != MPI_SUCCESS) return rc;
+  }
+  if (is_root) {
+    if (whole_count < 0) return fail(MPI_ERR_COUNT, "count is negative (" + std::to_string(whole_count) + ")");
+    if (int rc = check_type(whole_type, scatter ? "sendtype" : "recvtype"); rc != MPI_SUCCESS) return rc;
+    if (int rc = TypeInfo::describe(whole_type, whole); rc != MPI_SUCCESS) return rc;
+    if (int rc = check_buffer(whole_buffer, whole_count, whole, scatter ? "sendbuf" : "recvbuf"); rc != MPI_SUCCESS)
+      return rc;
+    if (!in_place && static_cast<long long>(whole_count) * whole.size != static_cast<long long>(own_count) * own.size)
+      return fail(MPI_ERR_TRUNCATE, "the root's send and receive blocks have different sizes (type signatures do not match)");
+  }
+  // Block size in bytes: the root's whole side defines it; the others use
+  // their own side (a mismatch then shows as MPI_ERR_TRUNCATE from MPI).
+  const long long block = is_root ? static_cast<long long>(whole_count) * whole.size
+                                  : static_cast<long long>(own_count) * own.size;
+
+  core::Params params;
+  params.collective = collective;
+  params.procs = state->size;
+  params.root = root;
+  params.count = block;
+  params.element_bytes = 1;
+  params.arrivals = state->arrivals;
+  params.cost = cost_for(*state);
+  apply_environment(params);
+
+  const Entry *entry = nullptr;
+  if (int rc = select(*state, collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
+  if (entry->native()) return native();
+  const int tag = state->next_tag();
+  if (block == 0) return MPI_SUCCESS;
+
+  ByteView own_view, whole_view;
+  if (!in_place)
+    if (int rc = pack_view(own_buffer, own_count, own, own_view, !scatter); rc != MPI_SUCCESS) return rc;
+  if (is_root)
+    if (int rc = pack_view(whole_buffer, whole_count * state->size, whole, whole_view, scatter || in_place);
+        rc != MPI_SUCCESS)
+      return rc;
+  ExecutionBuffers buffers;
+  if (scatter) {
+    buffers.send = whole_view.bytes;
+    buffers.recv = in_place ? static_cast<char *>(whole_view.bytes) + block * root : own_view.bytes;
+  } else {
+    buffers.send = in_place ? static_cast<char *>(whole_view.bytes) + block * root : own_view.bytes;
+    buffers.recv = whole_view.bytes;
+  }
+  TypeInfo bytes;
+  if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
+  const core::Program &program = program_for(*state, *entry, params);
+  ExecutionContext context{state->comm, tag, MPI_OP_NULL, bytes};
+  if (int rc = execute(program, buffers, context); rc != MPI_SUCCESS) return rc;
+  if (scatter && !in_place) return unpack_view(own_view, recvbuf, own_count, own);
+  if (!scatter && is_root) return unpack_view(whole_view, recvbuf, whole_count * state->size, whole);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace patcoll::mpi
+
+using namespace patcoll::mpi;
+using patcoll::core::Collective;
+
+extern "C" {
+
+int PAT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm) {
+  return reduction(Collective::reduce, nullptr, sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+int PAT_Reduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int root, MPI_Comm comm) {
+  return reduction(Collective::reduce, algorithm, sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return reduction(Collective::allreduce, nullptr, sendbuf, recvbuf, count, datatype, op, 0, comm);
+}
+int PAT_Allreduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return reduction(Collective::allreduce, algorithm, sendbuf, recvbuf, count, datatype, op, 0, comm);
+}
+int PAT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return movement(Collective::scatter, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+int PAT_Scatter_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return movement(Collective::scatter, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                  comm);
+}
+int PAT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return movement(Collective::gather, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+int PAT_Gather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return movement(Collective::gather, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                  comm);
+}
+
+int PAT_Set_algorithm(MPI_Comm comm, const char *collective, const char *name) {
+  Collective c;
+  if (!parse_collective_name(collective, c))
+    return fail(MPI_ERR_ARG, std::string("unknown collective '") + (collective ? collective : "(null)") + "'");
+  const std::string value = name ? name : "";
+  if (!value.empty() && value != "auto" && !find_entry(c, value))
+    return fail(MPI_ERR_ARG, "unknown " + std::string(patcoll::core::to_string(c)) + " algorithm '" + value + "'");
+  if (comm == MPI_COMM_NULL) {
+    process_defaults().algorithm[static_cast<int>(c)] = value;
+    return MPI_SUCCESS;
+  }
+  if (!mpi_usable()) return fail(MPI_ERR_OTHER, "MPI is not initialised or already finalised");
+  CommState *state = nullptr;
+  if (int rc = comm_state(comm, state); rc != MPI_SUCCESS) return rc;
+  state->algorithm[static_cast<int>(c)] = value;
+  return MPI_SUCCESS;
+}
+
+int PAT_Set_arrivals(MPI_Comm comm, const double *arrivals) {
+  if (!mpi_usable()) return fail(MPI_ERR_OTHER, "MPI is not initialised or already finalised");
+  if (comm == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  CommState *state = nullptr;
+  if (int rc = comm_state(comm, state); rc != MPI_SUCCESS) return rc;
+  if (!arrivals) {
+    state->arrivals.clear();
+    return MPI_SUCCESS;
+  }
+  for (int i = 0; i < state->size; ++i)
+    if (!(arrivals[i] == arrivals[i]) || arrivals[i] > 1e9 || arrivals[i] < -1e9)
+      return fail(MPI_ERR_ARG, "arrival time of rank " + std::to_string(i) + " is not a finite number of seconds");
+  state->arrivals.assign(arrivals, arrivals + state->size);
+  return MPI_SUCCESS;
+}
+
+int PAT_Set_cost_model(MPI_Comm comm, double alpha, double beta, double gamma) {
+  if (!(alpha >= 0) || !(beta >= 0) || !(gamma >= 0))
+    return fail(MPI_ERR_ARG, "cost model parameters must be non-negative numbers");
+  patcoll::core::CostModel model{alpha, beta, gamma};
+  if (comm == MPI_COMM_NULL) {
+    process_defaults().cost = model;
+    return MPI_SUCCESS;
+  }
+  if (!mpi_usable()) return fail(MPI_ERR_OTHER, "MPI is not initialised or already finalised");
+  CommState *state = nullptr;
+  if (int rc = comm_state(comm, state); rc != MPI_SUCCESS) return rc;
+  state->cost = model;
+  return MPI_SUCCESS;
+}
+
+int PAT_Algorithm_count(const char *collective) {
+  Collective c;
+  if (!parse_collective_name(collective, c)) return -1;
+  return static_cast<int>(entries(c).size());
+}
+
+const char *PAT_Algorithm_name(const char *collective, int index) {
+  Collective c;
+  if (!parse_collective_name(collective, c)) return nullptr;
+  const auto &list = entries(c);
+  if (index < 0 || index >= static_cast<int>(list.size())) return nullptr;
+  return list[static_cast<std::size_t>(index)].name.data();
+}
+
+const char *PAT_Last_error(void) { return last_error().c_str(); }
+
+}  // extern "C"

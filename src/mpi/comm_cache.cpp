@@ -1,0 +1,108 @@
+#include "comm_cache.hpp"
+
+#include <mutex>
+#include <set>
+
+#include "error.hpp"
+
+namespace patcoll::mpi {
+
+const core::Program *ProgramCache::find(const std::string &key) {
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->first != key) continue;
+    entries_.splice(entries_.begin(), entries_, it);
+    ++hits_;
+    return &entries_.front().second;
+  }
+  ++misses_;
+  return nullptr;
+}
+
+const core::Program &ProgramCache::insert(std::string key, core::Program program) {
+  entries_.emplace_front(std::move(key), std::move(program));
+  while (entries_.size() > capacity_) entries_.pop_back();
+  return entries_.front().second;
+}
+
+namespace {
+
+std::mutex g_mutex;
+int g_keyval = MPI_KEYVAL_INVALID;
+bool g_finalize_hook = false;
+std::set<CommState *> g_states;  // live states, for the finalize sweep
+
+void destroy(CommState *state) {
+  if (g_states.erase(state) == 0) return;  // already swept at finalize
+  if (state->comm != MPI_COMM_NULL) MPI_Comm_free(&state->comm);
+  delete state;
+}
+
+int delete_state(MPI_Comm, int, void *attribute, void *) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  destroy(static_cast<CommState *>(attribute));
+  return MPI_SUCCESS;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI is still
+// fully usable: free every state left (MPI_COMM_WORLD's among them).
+int finalize_sweep(MPI_Comm, int, void *, void *) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  while (!g_states.empty()) destroy(*g_states.begin());
+  if (g_keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&g_keyval);
+  g_keyval = MPI_KEYVAL_INVALID;
+  g_finalize_hook = false;
+  return MPI_SUCCESS;
+}
+
+int ensure_keyvals() {
+  if (g_keyval == MPI_KEYVAL_INVALID)
+    PATCOLL_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_keyval, nullptr));
+  if (!g_finalize_hook) {
+    int sweep_keyval = MPI_KEYVAL_INVALID;
+    PATCOLL_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_sweep, &sweep_keyval, nullptr));
+    PATCOLL_MPI_CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, sweep_keyval, nullptr));
+    PATCOLL_MPI_CHECK(MPI_Comm_free_keyval(&sweep_keyval));
+    g_finalize_hook = true;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int comm_state(MPI_Comm comm, CommState *&out) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  PATCOLL_MPI_CHECK(ensure_keyvals());
+  void *attribute = nullptr;
+  int found = 0;
+  PATCOLL_MPI_CHECK(MPI_Comm_get_attr(comm, g_keyval, &attribute, &found));
+  if (found) {
+    out = static_cast<CommState *>(attribute);
+    return MPI_SUCCESS;
+  }
+  auto *state = new CommState;
+  int rc = MPI_Comm_dup(comm, &state->comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(state->comm, MPI_ERRORS_RETURN);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, &state->size);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(comm, &state->rank);
+  if (rc == MPI_SUCCESS) {
+    int *tag_ub = nullptr;
+    rc = MPI_Comm_get_attr(comm, MPI_TAG_UB, &tag_ub, &found);
+    if (rc == MPI_SUCCESS && found && tag_ub && *tag_ub > 0) state->tag_ub = *tag_ub;
+  }
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, g_keyval, state);
+  if (rc != MPI_SUCCESS) {
+    if (state->comm != MPI_COMM_NULL) MPI_Comm_free(&state->comm);
+    delete state;
+    return mpi_failure(rc, "creating patcoll's communicator state");
+  }
+  g_states.insert(state);
+  out = state;
+  return MPI_SUCCESS;
+}
+
+ProcessDefaults &process_defaults() {
+  static ProcessDefaults defaults;
+  return defaults;
+}
+
+}  // namespace patcoll::mpi

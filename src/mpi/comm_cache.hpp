@@ -1,0 +1,68 @@
+// Per-communicator state, cached on the user's communicator with an
+// attribute: patcoll's private duplicate (so our traffic never matches user
+// messages), the tag sequence, the PAT vector, per-communicator algorithm
+// choices and the cache of built Programs. Freed by the attribute's delete
+// callback when the user frees the communicator, and at MPI_Finalize.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <list>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/cost.hpp"
+#include "core/ir.hpp"
+
+namespace patcoll::mpi {
+
+// Least-recently-used cache of this rank's Programs keyed by everything a
+// builder reads (the schedule cache of Clairvoyant and greedy).
+class ProgramCache {
+ public:
+  explicit ProgramCache(std::size_t capacity = 16) : capacity_(capacity) {}
+  const core::Program *find(const std::string &key);
+  const core::Program &insert(std::string key, core::Program program);
+  std::size_t size() const { return entries_.size(); }
+  std::uint64_t hits() const { return hits_; }
+  std::uint64_t misses() const { return misses_; }
+
+ private:
+  std::size_t capacity_;
+  std::list<std::pair<std::string, core::Program>> entries_;  // most recent first
+  std::uint64_t hits_ = 0, misses_ = 0;
+};
+
+struct CommState {
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate
+  int size = 1;
+  int rank = 0;
+  int tag_ub = 32767;
+  std::uint64_t sequence = 0;
+  std::vector<double> arrivals;  // empty: balanced
+  std::optional<core::CostModel> cost;
+  std::array<std::string, 4> algorithm;  // per core::Collective; "" = not set
+  ProgramCache programs;
+
+  // The tag of the next collective call: the same on every rank because
+  // collectives on a communicator are called in the same order everywhere.
+  int next_tag() { return static_cast<int>(sequence++ % static_cast<std::uint64_t>(tag_ub)); }
+};
+
+// The state of `comm`, created on first use (collective over `comm` only
+// the first time: MPI_Comm_dup).
+int comm_state(MPI_Comm comm, CommState *&out);
+
+// Process-wide defaults (PAT_Set_algorithm / PAT_Set_cost_model with
+// MPI_COMM_NULL).
+struct ProcessDefaults {
+  std::array<std::string, 4> algorithm;
+  std::optional<core::CostModel> cost;
+};
+ProcessDefaults &process_defaults();
+
+}  // namespace patcoll::mpi

@@ -1,0 +1,79 @@
+#include "registry.hpp"
+
+#include <array>
+
+namespace patcoll::mpi {
+
+using core::Collective;
+
+const std::vector<Entry> &entries(Collective collective) {
+  static const std::array<std::vector<Entry>, 4> table = [] {
+    std::array<std::vector<Entry>, 4> out;
+    for (Collective c : {Collective::reduce, Collective::allreduce, Collective::scatter, Collective::gather}) {
+      auto &list = out[static_cast<int>(c)];
+      list.push_back({c, "native", 0, "the MPI library's own implementation (PMPI)", nullptr});
+      for (const core::Algorithm &a : core::algorithms())
+        if (a.collective == c) list.push_back({c, a.name, a.restrictions, a.description, &a});
+    }
+    return out;
+  }();
+  return table[static_cast<int>(collective)];
+}
+
+const Entry *find_entry(Collective collective, std::string_view name) {
+  for (const Entry &e : entries(collective))
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::string list_lines() {
+  std::string out;
+  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::scatter, Collective::gather})
+    for (const Entry &e : entries(c)) {
+      out += std::string(core::to_string(c)) + ' ' + std::string(e.name) + ' ' +
+             core::restrictions_to_string(e.restrictions) + '\n';
+    }
+  return out;
+}
+
+const char *environment_variable(Collective collective) {
+  switch (collective) {
+    case Collective::reduce: return "PATCOLL_REDUCE";
+    case Collective::allreduce: return "PATCOLL_ALLREDUCE";
+    case Collective::scatter: return "PATCOLL_SCATTER";
+    case Collective::gather: return "PATCOLL_GATHER";
+  }
+  return "";
+}
+
+// The auto rule: small messages are latency-bound (tree/doubling, log P
+// messages), large ones bandwidth-bound (reduce-scatter based, ~2m bytes
+// per rank); commutative-only algorithms only for commutative ops. The
+// first candidate registered and usable wins.
+const Entry *auto_choice(const core::Params &params) {
+  const std::int64_t bytes = params.count * params.element_bytes;
+  const bool small = bytes < 16 * 1024 || params.count < params.procs;
+  std::vector<std::string_view> candidates;
+  switch (params.collective) {
+    case Collective::reduce:
+      if (small) candidates = {"binomial", "linear"};
+      else candidates = {"rabenseifner", "binary", "binomial", "linear"};
+      break;
+    case Collective::allreduce:
+      if (small) candidates = {"recursive_doubling", "rabenseifner", "ring"};
+      else candidates = {"rabenseifner", "ring", "recursive_doubling"};
+      break;
+    case Collective::scatter:
+    case Collective::gather:
+      if (small) candidates = {"bnom", "lin"};
+      else candidates = {"lin", "bnom"};
+      break;
+  }
+  for (std::string_view name : candidates) {
+    const Entry *e = find_entry(params.collective, name);
+    if (e && unsupported_reason(*e->algorithm, params).empty()) return e;
+  }
+  return &entries(params.collective).front();  // native
+}
+
+}  // namespace patcoll::mpi

@@ -1,0 +1,55 @@
+#include "mpi_test.hpp"
+
+#include <cstdio>
+
+#include "patcoll.h"
+
+namespace patcoll::test {
+
+Suite::Suite(MPI_Comm comm) : comm_(comm) { MPI_Comm_rank(comm_, &rank_); }
+
+void Suite::check(bool ok, const std::string &what) {
+  if (ok) {
+    ++passed_;
+    return;
+  }
+  ++failed_;
+  if (printed_++ < 30) std::fprintf(stderr, "[rank %d] FAILED: %s\n", rank_, what.c_str());
+}
+
+int Suite::finish() {
+  long long local[2] = {passed_, failed_}, total[2] = {0, 0};
+  // A case counts as failed if it failed on any rank: count per rank and
+  // report the maximum failures and the minimum passes.
+  long long local_failed = failed_, max_failed = 0, min_passed = 0;
+  MPI_Allreduce(&local_failed, &max_failed, 1, MPI_LONG_LONG, MPI_MAX, comm_);
+  MPI_Allreduce(&local[0], &min_passed, 1, MPI_LONG_LONG, MPI_MIN, comm_);
+  MPI_Allreduce(local, total, 2, MPI_LONG_LONG, MPI_SUM, comm_);
+  int size = 1;
+  MPI_Comm_size(comm_, &size);
+  if (rank_ == 0) {
+    std::printf("%d ranks: %lld checks on all ranks, %lld failed checks on all ranks\n", size, total[0] + total[1],
+                total[1]);
+    std::printf("%lld passed, %lld failed\n", min_passed, max_failed);
+    std::fflush(stdout);
+  }
+  return max_failed == 0 ? 0 : 1;
+}
+
+std::vector<std::string> algorithms_of(const char *collective) {
+  std::vector<std::string> out;
+  const int n = PAT_Algorithm_count(collective);
+  for (int i = 0; i < n; ++i) out.emplace_back(PAT_Algorithm_name(collective, i));
+  return out;
+}
+
+std::string error_class_name(int code) {
+  int cls = code;
+  MPI_Error_class(code, &cls);
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(cls, text, &length);
+  return std::to_string(cls) + " (" + std::string(text, static_cast<std::size_t>(length)) + ")";
+}
+
+}  // namespace patcoll::test

@@ -1,0 +1,33 @@
+// Shared harness of the MPI test drivers: many cases inside one mpirun,
+// failures collected on every rank, one closing line "N passed, M failed"
+// printed by rank 0 and a non-zero exit code when anything failed.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace patcoll::test {
+
+class Suite {
+ public:
+  explicit Suite(MPI_Comm comm = MPI_COMM_WORLD);
+  // Records a case; `ok` is this rank's verdict. Cases are counted once
+  // (the verdict is agreed over all ranks at finish()).
+  void check(bool ok, const std::string &what);
+  int finish();  // prints the summary on rank 0; returns the exit code
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0;
+  long long passed_ = 0, failed_ = 0;
+  int printed_ = 0;
+};
+
+// The algorithms registered for `collective`, native first.
+std::vector<std::string> algorithms_of(const char *collective);
+
+std::string error_class_name(int code);
+
+}  // namespace patcoll::test

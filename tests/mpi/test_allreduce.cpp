@@ -1,0 +1,13 @@
+// MPI driver: PAT_Allreduce with every registered algorithm against native.
+#include "reduction_suite.hpp"
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rc;
+  {
+    patcoll::test::ReductionSuite suite("allreduce", /*rooted=*/false);
+    rc = suite.run();
+  }
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,18 @@
+// scatter/bnom — classic binomial tree.
+//
+// Relative rank v = (rank − root) mod P; v receives the blocks of
+// [v, v + lowbit(v)) from v − lowbit(v), keeps its own and passes the upper
+// halves on, largest first. The root rotates its buffer into scratch when
+// root ≠ 0 (two copies). Cost: ⌈log2 P⌉α + (P−1)mβ ([PS] eq. 7).
+// Restrictions: none; intermediate ranks need scratch for their subtree.
+// Source: [PS] §2.1; MPICH scatter_intra_binomial.c.
+#include "../pap.hpp"
+#include "../scatter_gather.hpp"
+
+namespace patcoll::core {
+
+Program scatter_bnom(const Params &params, int rank) {
+  return scatter_over_tree(params, rank, classic_slot_tree(params.procs, params.root));
+}
+
+}  // namespace patcoll::core

@@ -276,3 +276,52 @@ TEST(Simulate, PortModelNamesRoundTrip) {
   EXPECT_EQ(model, PortModel::full_duplex);
   EXPECT_FALSE(parse_port_model("half", model));
 }
+
+namespace {
+
+// A hand-written segmented chain toward rank 0 (the shape of [M]'s linear
+// pipeline): rank r receives segment j from r+1 while it forwards j−1.
+std::vector<Program> hand_chain(int procs, int segments, std::int64_t segment_count) {
+  auto programs = empty_programs(procs);
+  auto seg = [&](int j) { return recv_buf(j * segment_count, segment_count); };
+  for (int rank = 0; rank < procs; ++rank) {
+    Program &p = programs[static_cast<std::size_t>(rank)];
+    const bool first = rank == procs - 1, last = rank == 0;
+    for (int j = 0; j <= segments; ++j) {
+      std::vector<Op> ops;
+      if (!last && j > 0) ops.push_back(send_op(rank - 1, seg(j - 1)));
+      if (!first && j < segments) ops.push_back(recv_op(rank + 1, seg(j), Combine::right));
+      if (first && j < segments) ops = {send_op(rank - 1, seg(j))};
+      if (first && j == segments) ops.clear();
+      add_step(p, ops);
+    }
+  }
+  return programs;
+}
+
+}  // namespace
+
+TEST(Simulate, ChainPipelineTakesPPlusNMinusTwoRoundsInFullDuplex) {
+  for (int procs : {2, 3, 6})
+    for (int segments : {1, 3, 8}) {
+      const SimulateResult r = simulate(model(procs), hand_chain(procs, segments, 100));
+      ASSERT_EQ(r.error, "");
+      EXPECT_NEAR(r.run_time, (procs + segments - 2) * (kTransfer + kCombine), 1e-9)
+          << "P=" << procs << " N=" << segments;
+    }
+}
+
+TEST(Simulate, ChainPipelineTakesPMinusOnePlusTwiceNMinusOneRoundsUnidirectionalWithoutCompute) {
+  // [LL] Table I pipeline with γ = 0.
+  Params params = model(1);
+  params.cost.gamma = 0;
+  SimulateOptions options;
+  options.ports = PortModel::unidirectional;
+  for (int procs : {4, 5, 8})
+    for (int segments : {1, 3, 8}) {
+      params.procs = procs;
+      const SimulateResult r = simulate(params, hand_chain(procs, segments, 100), options);
+      ASSERT_EQ(r.error, "");
+      EXPECT_NEAR(r.run_time, (procs - 1 + 2 * (segments - 1)) * kTransfer, 1e-9) << "P=" << procs << " N=" << segments;
+    }
+}

@@ -11,24 +11,19 @@ namespace {
 using C = Collective;
 constexpr std::uint32_t none = 0;
 constexpr std::uint32_t commutative = needs_commutative;
+constexpr std::uint32_t scheduled = needs_commutative | pap_aware | schedule_based;
 
 const Algorithm kAlgorithms[] = {
     // --- MPI_Reduce: classic -------------------------------------------
     {C::reduce, "linear", none, "root receives every contribution in turn", reduce_linear, nullptr},
     // --- MPI_Reduce: schedule-based (Clairvoyant, greedy) ----------------
+    {C::reduce, "clairvoyant", scheduled, "PAT-driven Clairvoyant schedule of N segments ([M], [PO] segment tree)", nullptr, reduce_clairvoyant},
+    {C::reduce, "uni_greedy", scheduled, "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", nullptr, reduce_uni_greedy},
+    {C::reduce, "bi_greedy", scheduled, "Lowery-Langou greedy pipelined reduction, bidirectional ports ([LL] Alg. 2)", nullptr, reduce_bi_greedy},
     // --- MPI_Allreduce: classic ------------------------------------------
     // --- MPI_Allreduce: PAP-aware ----------------------------------------
     // --- MPI_Scatter -----------------------------------------------------
-    {C::scatter, "lin", none, "root sends every block in rank order", scatter_lin, nullptr},
-    {C::scatter, "bnom", none, "binomial tree, halves forwarded largest first", scatter_bnom, nullptr},
-    {C::scatter, "slin", pap_aware, "linear, blocks sent in PAT order, earliest first ([PS] Fig. 5)", scatter_slin, nullptr},
-    {C::scatter, "sbn", pap_aware, "binomial over PAT-sorted, bit-reversed positions ([PS] Fig. 7)", scatter_sbn, nullptr},
     // --- MPI_Gather ------------------------------------------------------
-    {C::gather, "lin", none, "root receives every block in rank order", gather_lin, nullptr},
-    {C::gather, "ls", none, "linear synchronized: empty sync, then two segments per leaf", gather_ls, nullptr},
-    {C::gather, "bnom", none, "binomial tree, subtrees collected smallest first", gather_bnom, nullptr},
-    {C::gather, "sls", pap_aware, "linear synchronized in PAT order, earliest first ([PS] Fig. 9)", gather_sls, nullptr},
-    {C::gather, "sbn", pap_aware, "binomial, earliest ranks send first, root unshuffles ([PS] Fig. 11)", gather_sbn, nullptr},
 };
 
 }  // namespace

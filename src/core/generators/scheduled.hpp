@@ -9,4 +9,12 @@
 
 namespace patcoll::core {
 
+struct ClairvoyantInput;
+// The Clairvoyant generator input the catalogue entry uses for `params`.
+ClairvoyantInput clairvoyant_input(const Params &);
+
+std::vector<Program> reduce_clairvoyant(const Params &);  // clairvoyant_segtree
+std::vector<Program> reduce_uni_greedy(const Params &);   // [LL] Algorithm 1
+std::vector<Program> reduce_bi_greedy(const Params &);    // [LL] Algorithm 2
+
 }  // namespace patcoll::core

@@ -1,0 +1,160 @@
+// Schedule helpers shared by the generators: segment sizing, conversion into
+// the Program IR, table/JSON output, and the greedy round numbering.
+#include "schedule.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <tuple>
+
+#include "greedy.hpp"
+
+namespace patcoll::core {
+
+bool same_transfers(const Schedule &a, const Schedule &b) {
+  return a.procs == b.procs && a.segments == b.segments && a.root == b.root && a.rounds == b.rounds &&
+         a.ranks == b.ranks;
+}
+
+std::int64_t schedule_segment_count(const Params &params) {
+  const std::int64_t fallback =
+      optimal_segment_count(params.cost, params.procs, params.count, params.element_bytes);
+  return segment_count_for(params, params.count, fallback);
+}
+
+double schedule_segment_bytes(const Params &params, std::int64_t segments) {
+  const std::int64_t largest = segments > 0 ? (params.count + segments - 1) / segments : params.count;
+  return static_cast<double>(largest) * static_cast<double>(params.element_bytes);
+}
+
+std::vector<Program> schedule_to_programs(const Schedule &schedule, const Params &params) {
+  const int procs = params.procs;
+  const std::int64_t count = params.count;
+  std::vector<Program> programs;
+  programs.reserve(static_cast<std::size_t>(procs));
+  for (int rank = 0; rank < procs; ++rank) {
+    const bool is_root = rank == params.root;
+    const Buffer accumulator = is_root ? Buffer::recv : Buffer::scratch;
+    Program program{rank, procs, is_root ? 0 : count, {}};
+    auto segment_region = [&](int segment) {
+      const Span span = segment_span(count, schedule.segments, segment);
+      return Region{accumulator, span.offset, span.count};
+    };
+    Op copy = copy_op(send_buf(0, count), Region{accumulator, 0, count});
+    std::vector<bool> holds(static_cast<std::size_t>(schedule.segments), true);
+    const RankSchedule empty;
+    const RankSchedule &mine = rank < static_cast<int>(schedule.ranks.size()) ? schedule.ranks[rank] : empty;
+    std::size_t in = 0, out = 0;
+    bool copied = false;
+    while (in < mine.recv.size() || out < mine.send.size()) {
+      int round = 1 << 30;
+      if (in < mine.recv.size()) round = std::min(round, mine.recv[in].round);
+      if (out < mine.send.size()) round = std::min(round, mine.send[out].round);
+      std::vector<Op> ops;
+      if (!copied) ops.push_back(copy), copied = true;
+      // The send reads the accumulator before the recv lands (step phases),
+      // and never the segment received in the same round.
+      int sent_segment = -1;
+      if (out < mine.send.size() && mine.send[out].round == round) {
+        const Transfer &t = mine.send[out++];
+        ops.push_back(send_op(t.peer, segment_region(t.segment)));
+        sent_segment = t.segment;
+      }
+      if (in < mine.recv.size() && mine.recv[in].round == round) {
+        const Transfer &t = mine.recv[in++];
+        ops.push_back(recv_op(t.peer, segment_region(t.segment), holds[t.segment] ? Combine::left : Combine::store));
+        holds[t.segment] = true;
+      }
+      if (sent_segment >= 0) holds[sent_segment] = false;
+      add_step(program, std::move(ops), round);
+    }
+    if (!copied) add_step(program, {copy}, 0);
+    programs.push_back(std::move(program));
+  }
+  return programs;
+}
+
+std::string to_table(const Schedule &schedule) {
+  std::ostringstream os;
+  os << schedule.algorithm << ": procs " << schedule.procs << ", segments " << schedule.segments << ", root "
+     << schedule.root << ", rounds " << schedule.rounds;
+  if (schedule.completion_time > 0) os << ", completion time " << schedule.completion_time << " s";
+  os << "\nround  sender -> receiver  segment\n";
+  struct Row {
+    int round, from, to, segment;
+  };
+  std::vector<Row> rows;
+  for (int rank = 0; rank < static_cast<int>(schedule.ranks.size()); ++rank)
+    for (const Transfer &t : schedule.ranks[rank].send) rows.push_back({t.round, rank, t.peer, t.segment});
+  std::sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) {
+    return std::tie(a.round, a.to, a.from) < std::tie(b.round, b.to, b.from);
+  });
+  for (const Row &r : rows) {
+    char line[96];
+    std::snprintf(line, sizeof line, "%5d  %6d -> %-8d  %7d\n", r.round, r.from, r.to, r.segment);
+    os << line;
+  }
+  return os.str();
+}
+
+std::string to_json(const Schedule &schedule, bool with_completion_time) {
+  std::ostringstream os;
+  os.precision(17);
+  os << "{\"algorithm\": \"" << schedule.algorithm << "\", \"procs\": " << schedule.procs
+     << ", \"segments\": " << schedule.segments << ", \"root\": " << schedule.root
+     << ", \"rounds\": " << schedule.rounds;
+  if (with_completion_time) os << ", \"completion_time\": " << schedule.completion_time;
+  os << ", \"ranks\": [";
+  auto list = [&](const std::vector<Transfer> &transfers) {
+    os << '[';
+    for (std::size_t i = 0; i < transfers.size(); ++i)
+      os << (i ? ", " : "") << '[' << transfers[i].round << ", " << transfers[i].peer << ", " << transfers[i].segment
+         << ']';
+    os << ']';
+  };
+  for (int rank = 0; rank < static_cast<int>(schedule.ranks.size()); ++rank) {
+    os << (rank ? ", " : "") << "{\"rank\": " << rank << ", \"recv\": ";
+    list(schedule.ranks[rank].recv);
+    os << ", \"send\": ";
+    list(schedule.ranks[rank].send);
+    os << '}';
+  }
+  os << "]}";
+  return os.str();
+}
+
+namespace detail {
+
+Schedule greedy_schedule(const GreedyInput &input, const char *name, std::vector<GreedyEvent> events,
+                         double completion_time) {
+  Schedule schedule;
+  schedule.algorithm = name;
+  schedule.procs = input.procs;
+  schedule.segments = input.segments;
+  schedule.root = input.root;
+  schedule.completion_time = completion_time;
+  schedule.ranks.resize(static_cast<std::size_t>(input.procs));
+  std::stable_sort(events.begin(), events.end(),
+                   [](const GreedyEvent &a, const GreedyEvent &b) { return a.time < b.time; });
+  // Per process: the last round it sent / received in, and what it received.
+  std::vector<int> last_send(input.procs, -1), last_recv(input.procs, -1), recv_segment(input.procs, -1);
+  int round = -1;
+  double round_time = 0;
+  for (const GreedyEvent &e : events) {
+    bool conflict = round < 0 || e.time != round_time || last_send[e.sender] == round ||
+                    last_recv[e.receiver] == round ||
+                    (last_recv[e.sender] == round && recv_segment[e.sender] == e.segment);
+    if (conflict) ++round, round_time = e.time;
+    last_send[e.sender] = round;
+    last_recv[e.receiver] = round;
+    recv_segment[e.receiver] = e.segment;
+    schedule.ranks[e.sender].send.push_back({round, e.receiver, e.segment, e.time});
+    schedule.ranks[e.receiver].recv.push_back({round, e.sender, e.segment, e.time});
+  }
+  schedule.rounds = round + 1;
+  return schedule;
+}
+
+}  // namespace detail
+}  // namespace patcoll::core

@@ -1,0 +1,71 @@
+// A reduce schedule as the schedule generators produce it, and its
+// conversion into the Program IR.
+//
+// A schedule reduces N segments over P ranks. Every rank has an inbound
+// and an outbound list of transfers (round, peer, segment), both sorted by
+// round; a rank has at most one inbound and one outbound transfer per round
+// (single-port, full-duplex). Rounds are 0-based. Clairvoyant rounds are
+// its rounds of length d ([M] §5); the greedy generators number their
+// transfers by start time instead (events that start together share a
+// round when no port is used twice) and keep the start time in `time`.
+//
+// Sink semantics ([M] §5, [PO] §2): a rank may send a segment away and
+// later receive it back; a receive into a segment the rank no longer holds
+// stores, otherwise it combines.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../algorithm.hpp"
+
+namespace patcoll::core {
+
+struct Transfer {
+  int round = 0;
+  int peer = -1;
+  int segment = 0;
+  double time = 0;  // start time in seconds (greedy); round · d (Clairvoyant)
+  friend bool operator==(const Transfer &, const Transfer &) = default;
+};
+
+struct RankSchedule {
+  std::vector<Transfer> recv;
+  std::vector<Transfer> send;
+  friend bool operator==(const RankSchedule &, const RankSchedule &) = default;
+};
+
+struct Schedule {
+  std::string algorithm;
+  int procs = 1;
+  int segments = 1;
+  int root = 0;
+  int rounds = 0;                 // last round with a transfer + 1
+  double completion_time = 0;     // greedy: time the root is done (s, from the first arrival)
+  std::vector<RankSchedule> ranks;
+};
+
+// Same transfers (the generator name and completion time are ignored).
+bool same_transfers(const Schedule &, const Schedule &);
+
+// Number of segments the schedule-based reduces use for `params`:
+// Params::segment_count, else from Params::segment_elements, else N_opt
+// ([M] §5.2); never more than max(1, count).
+std::int64_t schedule_segment_count(const Params &);
+// Bytes of the largest segment (what one round carries).
+double schedule_segment_bytes(const Params &, std::int64_t segments);
+
+// One Program per rank executing `schedule` as a reduce of params.count
+// elements: the root accumulates in its recv buffer, the others in scratch;
+// the first step also copies send → accumulator; then one step per round
+// with a transfer (Step::round = the schedule round), at most one send and
+// one recv; a recv combines (Combine::left) into a segment the rank holds
+// and stores into one it has sent away.
+std::vector<Program> schedule_to_programs(const Schedule &, const Params &);
+
+// Human-readable table and the JSON object of patcoll-sched.
+std::string to_table(const Schedule &);
+std::string to_json(const Schedule &, bool with_completion_time = false);
+
+}  // namespace patcoll::core

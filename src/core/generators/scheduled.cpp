@@ -1,0 +1,59 @@
+// The schedule-based reduces of the catalogue: turn collective parameters
+// into a generator input, generate, convert to Programs.
+//   clairvoyant  N segments (schedule_segment_count), d = α + B(β + γ) for
+//                the largest segment of B bytes ([M] §5.2), PATs from
+//                Params::arrivals; the segment-tree generator.
+//   uni_greedy / bi_greedy  t_comm = α + βs, t_comp = γs, same N and PATs.
+// Restrictions: commutative ops (segments combine in schedule order).
+#include "scheduled.hpp"
+
+#include "clairvoyant.hpp"
+#include "greedy.hpp"
+
+namespace patcoll::core {
+namespace {
+
+std::vector<double> arrivals_for(const Params &params) {
+  if (params.arrivals.size() == static_cast<std::size_t>(params.procs)) return params.arrivals;
+  return {};
+}
+
+GreedyInput greedy_input(const Params &params) {
+  GreedyInput input;
+  input.procs = params.procs;
+  input.segments = static_cast<int>(schedule_segment_count(params));
+  input.arrivals = arrivals_for(params);
+  input.alpha = params.cost.alpha;
+  input.beta = params.cost.beta;
+  input.gamma = params.cost.gamma;
+  input.segment_bytes = schedule_segment_bytes(params, input.segments);
+  input.root = params.root;
+  return input;
+}
+
+}  // namespace
+
+ClairvoyantInput clairvoyant_input(const Params &params) {
+  ClairvoyantInput input;
+  input.procs = params.procs;
+  input.segments = static_cast<int>(schedule_segment_count(params));
+  input.arrivals = arrivals_for(params);
+  input.round_time = params.cost.round_time(schedule_segment_bytes(params, input.segments));
+  if (!(input.round_time > 0)) input.round_time = 1, input.arrivals.clear();  // no cost model: balanced
+  input.root = params.root;
+  return input;
+}
+
+std::vector<Program> reduce_clairvoyant(const Params &params) {
+  return schedule_to_programs(clairvoyant_segtree(clairvoyant_input(params)), params);
+}
+
+std::vector<Program> reduce_uni_greedy(const Params &params) {
+  return schedule_to_programs(uni_greedy(greedy_input(params)), params);
+}
+
+std::vector<Program> reduce_bi_greedy(const Params &params) {
+  return schedule_to_programs(bi_greedy(greedy_input(params)), params);
+}
+
+}  // namespace patcoll::core

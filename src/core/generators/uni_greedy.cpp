@@ -1,0 +1,70 @@
+// uni_greedy — [LL] Algorithm 1, the greedy schedule for unidirectional
+// ports (a process either sends or receives at a time).
+//
+// Segments are reduced one after the other. For segment k every process
+// starts at the time it finished its previous task (its arrival time for
+// k = 0 — our PAT extension). Repeatedly the two earliest-available holders
+// g1, g2 (ties by rank) pair up at t = x_g2 (Lemma 1 (iii) with equality):
+// g1 sends to g2 — unless g1 is the root, which never sends and receives
+// instead. The sender is done with the segment at t + t_comm, the receiver
+// busy until t + t_comm + t_comp, t_comm = α + βs, t_comp = γs.
+// Cost of the schedule: optimal among in-order reductions ([LL] Thm. 5).
+// Generation: O(q·p·log p). Source: [LL] §V, Algorithm 1, Lemma 1.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <queue>
+
+#include "greedy.hpp"
+
+namespace patcoll::core {
+
+std::string greedy_input_error(const GreedyInput &input) {
+  if (input.procs < 1) return "procs must be at least 1";
+  if (input.segments < 1) return "segments must be at least 1";
+  if (input.root < 0 || input.root >= input.procs) return "root out of range";
+  for (double v : {input.alpha, input.beta, input.gamma, input.segment_bytes})
+    if (!(v >= 0) || !std::isfinite(v)) return "alpha, beta, gamma and segment bytes must be finite and non-negative";
+  if (!input.arrivals.empty() && input.arrivals.size() != static_cast<std::size_t>(input.procs))
+    return "expected " + std::to_string(input.procs) + " arrival times, got " + std::to_string(input.arrivals.size());
+  for (double a : input.arrivals)
+    if (!std::isfinite(a)) return "arrival times must be finite";
+  return {};
+}
+
+Schedule uni_greedy(const GreedyInput &input) {
+  std::vector<detail::GreedyEvent> events;
+  if (!greedy_input_error(input).empty()) return detail::greedy_schedule(input, "uni_greedy", {}, 0);
+  const int procs = input.procs;
+  const double comm = input.alpha + input.beta * input.segment_bytes, comp = input.gamma * input.segment_bytes;
+  std::vector<double> ready(static_cast<std::size_t>(procs), 0);
+  if (!input.arrivals.empty()) {
+    const double first = *std::min_element(input.arrivals.begin(), input.arrivals.end());
+    for (int p = 0; p < procs; ++p) ready[p] = input.arrivals[p] - first;
+  }
+  events.reserve(static_cast<std::size_t>(procs - 1) * input.segments);
+  using Entry = std::pair<double, int>;  // (available at, rank)
+  for (int segment = 0; segment < input.segments; ++segment) {
+    std::vector<Entry> start;
+    start.reserve(static_cast<std::size_t>(procs));
+    for (int p = 0; p < procs; ++p) start.push_back({ready[p], p});
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> holders(std::greater<>{}, std::move(start));
+    while (holders.size() > 1) {
+      const Entry g1 = holders.top();
+      holders.pop();
+      const Entry g2 = holders.top();
+      holders.pop();
+      const double t = g2.first;
+      int sender = g1.second, receiver = g2.second;
+      if (sender == input.root) std::swap(sender, receiver);
+      events.push_back({t, sender, receiver, segment});
+      ready[sender] = t + comm;
+      ready[receiver] = t + comm + comp;
+      holders.push({ready[receiver], receiver});
+    }
+  }
+  const double completion = *std::max_element(ready.begin(), ready.end());
+  return detail::greedy_schedule(input, "uni_greedy", std::move(events), procs > 1 ? completion : 0);
+}
+
+}  // namespace patcoll::core

@@ -23,7 +23,16 @@ const Algorithm kAlgorithms[] = {
     // --- MPI_Allreduce: classic ------------------------------------------
     // --- MPI_Allreduce: PAP-aware ----------------------------------------
     // --- MPI_Scatter -----------------------------------------------------
+    {C::scatter, "lin", none, "root sends every block in rank order", scatter_lin, nullptr},
+    {C::scatter, "bnom", none, "binomial tree, halves forwarded largest first", scatter_bnom, nullptr},
+    {C::scatter, "slin", pap_aware, "linear, blocks sent in PAT order, earliest first ([PS] Fig. 5)", scatter_slin, nullptr},
+    {C::scatter, "sbn", pap_aware, "binomial over PAT-sorted, bit-reversed positions ([PS] Fig. 7)", scatter_sbn, nullptr},
     // --- MPI_Gather ------------------------------------------------------
+    {C::gather, "lin", none, "root receives every block in rank order", gather_lin, nullptr},
+    {C::gather, "ls", none, "linear synchronized: empty sync, then two segments per leaf", gather_ls, nullptr},
+    {C::gather, "bnom", none, "binomial tree, subtrees collected smallest first", gather_bnom, nullptr},
+    {C::gather, "sls", pap_aware, "linear synchronized in PAT order, earliest first ([PS] Fig. 9)", gather_sls, nullptr},
+    {C::gather, "sbn", pap_aware, "binomial, earliest ranks send first, root unshuffles ([PS] Fig. 11)", gather_sbn, nullptr},
 };
 
 }  // namespace

@@ -16,11 +16,21 @@ constexpr std::uint32_t scheduled = needs_commutative | pap_aware | schedule_bas
 const Algorithm kAlgorithms[] = {
     // --- MPI_Reduce: classic -------------------------------------------
     {C::reduce, "linear", none, "root receives every contribution in turn", reduce_linear, nullptr},
+    {C::reduce, "chain", none, "segmented chain (pipeline) toward the root", reduce_chain, nullptr},
+    {C::reduce, "binary", none, "segmented in-order binary tree", reduce_binary, nullptr},
+    {C::reduce, "binomial", none, "unsegmented binomial tree", reduce_binomial, nullptr},
+    {C::reduce, "ring", commutative, "ring reduce-scatter, binomial gather of the blocks ([M] parallel ring)", reduce_ring, nullptr},
+    {C::reduce, "rabenseifner", none, "recursive-halving reduce-scatter, binomial gather ([M] butterfly)", reduce_rabenseifner, nullptr},
+    {C::reduce, "radix_k", none, "radix-k reduce-scatter, k-nomial gather; Params::radix ([M] 5.5.4)", reduce_radix_k, nullptr},
     // --- MPI_Reduce: schedule-based (Clairvoyant, greedy) ----------------
     {C::reduce, "clairvoyant", scheduled, "PAT-driven Clairvoyant schedule of N segments ([M], [PO] segment tree)", nullptr, reduce_clairvoyant},
     {C::reduce, "uni_greedy", scheduled, "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", nullptr, reduce_uni_greedy},
     {C::reduce, "bi_greedy", scheduled, "Lowery-Langou greedy pipelined reduction, bidirectional ports ([LL] Alg. 2)", nullptr, reduce_bi_greedy},
     // --- MPI_Allreduce: classic ------------------------------------------
+    {C::allreduce, "ring", commutative, "ring reduce-scatter, ring allgather", allreduce_ring, nullptr},
+    {C::allreduce, "rabenseifner", none, "recursive halving, then recursive doubling", allreduce_rabenseifner, nullptr},
+    {C::allreduce, "recursive_doubling", none, "whole-vector exchanges at doubling distances", allreduce_recursive_doubling, nullptr},
+    {C::allreduce, "linear_tree", none, "segmented chain reduce, then chain broadcast back ([PA] 4.1)", allreduce_linear_tree, nullptr},
     // --- MPI_Allreduce: PAP-aware ----------------------------------------
     // --- MPI_Scatter -----------------------------------------------------
     {C::scatter, "lin", none, "root sends every block in rank order", scatter_lin, nullptr},

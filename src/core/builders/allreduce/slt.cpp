@@ -1,0 +1,23 @@
+// allreduce/slt — sorted linear tree ([PA] §4.1, Fig. 6b).
+//
+// linear_tree with the chain in predicted arrival order, latest last: the
+// early ranks start reducing segments among themselves while the late ones
+// still compute, and the latest rank joins at the end of the chain, where
+// the partial results wait for it. [PA] Fig. 6: rank 0 late by 4τ costs
+// 14τ with the rank-order chain and 12τ sorted.
+// Cost (balanced PATs): as linear_tree, (2(P − 1) + S − 1)(α + (m/S)(β + γ)).
+// Segments: Params::segment_count / segment_elements, default ~32 KiB.
+// Restrictions: commutative (the sorted chain combines out of rank order);
+// pap_aware — no PATs or equal PATs give rank order, i.e. linear_tree
+// exactly. Ties in arrival time are broken by rank.
+#include "../pap.hpp"
+#include "../tree.hpp"
+
+namespace patcoll::core {
+
+Program allreduce_slt(const Params &params, int rank) {
+  return chain_allreduce(params, rank, chain_link(arrival_order(params), rank),
+                         segments_for_bytes(params, kDefaultSegmentBytes));
+}
+
+}  // namespace patcoll::core

@@ -1,0 +1,255 @@
+// Butterfly engine; see butterfly.hpp. Round numbers: 0 fold, 1 … r the
+// reduce-scatter (or exchange), r+1 … 2r the gather/allgather, 2r+1 unfold.
+#include "butterfly.hpp"
+
+#include <utility>
+
+namespace patcoll::core {
+
+Butterfly::Butterfly(int procs_, int rank_, std::vector<int> radix_, int keep_)
+    : procs(procs_), rank(rank_), radix(std::move(radix_)), keep(keep_) {
+  members = 1;
+  for (int k : radix) members *= k;
+  extras = procs - members;
+}
+
+bool Butterfly::folds_away(int r) const {
+  if (r >= 2 * extras) return false;
+  const int even = r & ~1;
+  const int dropped = keep == even ? even + 1 : even;
+  return r == dropped;
+}
+
+int Butterfly::fold_partner(int r) const { return r < 2 * extras ? (r ^ 1) : -1; }
+
+int Butterfly::member_index(int r) const {
+  if (r >= 2 * extras) return r - extras;
+  return folds_away(r) ? -1 : r / 2;
+}
+
+int Butterfly::member_rank(int index) const {
+  if (index >= extras) return index + extras;
+  return folds_away(2 * index) ? 2 * index + 1 : 2 * index;
+}
+
+int Butterfly::stride(int round) const {
+  int s = 1;
+  for (int i = 0; i < round; ++i) s *= radix[static_cast<std::size_t>(i)];
+  return s;
+}
+
+int Butterfly::digit(int index, int round) const {
+  return (index / stride(round)) % radix[static_cast<std::size_t>(round)];
+}
+
+Span Butterfly::slice(int index, int rounds, std::int64_t count) const {
+  Span s{0, count};
+  for (int i = 0; i < rounds; ++i) {
+    const Span piece = block_span(s.count, radix[static_cast<std::size_t>(i)], digit(index, i));
+    s = {s.offset + piece.offset, piece.count};
+  }
+  return s;
+}
+
+std::vector<int> power_of_two_radix(int procs) {
+  std::vector<int> radix;
+  for (int q = 2; q <= procs; q *= 2) radix.push_back(2);
+  return radix;
+}
+
+std::vector<int> default_radix(int procs) {
+  auto smooth_part = [](int q, std::vector<int> &odd) {
+    for (int p : {3, 5, 7})
+      while (q % p == 0) {
+        q /= p;
+        odd.push_back(p);
+      }
+    return q;  // the power-of-two part when q is 7-smooth
+  };
+  int q = procs;
+  std::vector<int> odd;
+  for (;; --q) {
+    odd.clear();
+    const int rest = smooth_part(q, odd);
+    if ((rest & (rest - 1)) == 0) break;
+  }
+  int twos = 0;
+  for (int rest = q; rest % 2 == 0; rest /= 2) ++twos;
+  std::vector<int> radix;
+  if (twos == 1) {
+    radix.push_back(2);
+  } else if (twos > 1) {
+    // Fewest parts of 2 or 3 bits each: 4s first, then 8s.
+    const int parts = (twos + 2) / 3, eights = twos - 2 * parts, fours = parts - eights;
+    radix.insert(radix.end(), static_cast<std::size_t>(fours), 4);
+    radix.insert(radix.end(), static_cast<std::size_t>(eights), 8);
+  }
+  radix.insert(radix.end(), odd.begin(), odd.end());
+  return radix;
+}
+
+std::vector<int> radix_for(const Params &params) {
+  if (!params.radix.empty()) {
+    long long product = 1;
+    bool ok = true;
+    for (int k : params.radix) {
+      ok = ok && k >= 2;
+      product *= k;
+      if (product > params.procs) ok = false;
+      if (!ok) break;
+    }
+    if (ok && 2 * product >= params.procs) return params.radix;
+  }
+  return default_radix(params.procs);
+}
+
+namespace {
+
+Region region(Buffer buffer, Span s) { return Region{buffer, s.offset, s.count}; }
+
+// Piece `piece` of member `index`'s slice before round `round`.
+Span piece_of(const Butterfly &b, int index, int round, int piece, std::int64_t count) {
+  const Span s = b.slice(index, round, count);
+  const Span p = block_span(s.count, b.radix[static_cast<std::size_t>(round)], piece);
+  return {s.offset + p.offset, p.count};
+}
+
+// Visits the other members of `index`'s group in round `round`,
+// nearest first: digit d−1, d+1, d−2, d+2, …
+template <class Visit>
+void for_each_peer(const Butterfly &b, int index, int round, Visit visit) {
+  const int k = b.radix[static_cast<std::size_t>(round)], d = b.digit(index, round), stride = b.stride(round);
+  for (int distance = 1; distance < k; ++distance)
+    for (int m : {d - distance, d + distance})
+      if (m >= 0 && m < k) visit(m, b.member_rank(index + (m - d) * stride), m < d ? Combine::left : Combine::right);
+}
+
+// Round 0: extras send their vector to their partner, which combines it.
+// Every member starts its accumulator with its own vector.
+void append_fold(Program &program, const Butterfly &b, Buffer acc, std::int64_t n) {
+  if (b.folds_away(b.rank)) {
+    add_step(program, {send_op(b.fold_partner(b.rank), send_buf(0, n))}, 0);
+    return;
+  }
+  std::vector<Op> ops{copy_op(send_buf(0, n), Region{acc, 0, n})};
+  const int partner = b.fold_partner(b.rank);
+  if (partner >= 0) ops.push_back(recv_op(partner, Region{acc, 0, n}, partner < b.rank ? Combine::left : Combine::right));
+  add_step(program, std::move(ops), 0);
+}
+
+void append_reduce_scatter(Program &program, const Butterfly &b, Buffer acc, std::int64_t n) {
+  const int index = b.member_index(b.rank);
+  for (int round = 0; round < static_cast<int>(b.radix.size()); ++round) {
+    const int d = b.digit(index, round);
+    const Span keep = piece_of(b, index, round, d, n);
+    std::vector<Op> ops;
+    for_each_peer(b, index, round, [&](int m, int peer, Combine side) {
+      const Span give = piece_of(b, index, round, m, n);
+      if (give.count > 0) ops.push_back(send_op(peer, region(acc, give)));
+      if (keep.count > 0) ops.push_back(recv_op(peer, region(acc, keep), side));
+    });
+    add_step(program, std::move(ops), 1 + round);
+  }
+}
+
+void append_allgather(Program &program, const Butterfly &b, Buffer acc, std::int64_t n) {
+  const int index = b.member_index(b.rank), rounds = static_cast<int>(b.radix.size());
+  for (int round = rounds - 1; round >= 0; --round) {
+    const Span mine = piece_of(b, index, round, b.digit(index, round), n);
+    std::vector<Op> ops;
+    for_each_peer(b, index, round, [&](int m, int peer, Combine) {
+      const Span theirs = piece_of(b, index, round, m, n);
+      if (mine.count > 0) ops.push_back(send_op(peer, region(acc, mine)));
+      if (theirs.count > 0) ops.push_back(recv_op(peer, region(acc, theirs), Combine::store));
+    });
+    add_step(program, std::move(ops), 1 + rounds + (rounds - 1 - round));
+  }
+}
+
+// k-nomial gather toward member `target`: in each reversed round the group
+// sends to the member whose digit equals the target's.
+void append_gather(Program &program, const Butterfly &b, Buffer acc, std::int64_t n, int target) {
+  const int index = b.member_index(b.rank), rounds = static_cast<int>(b.radix.size());
+  for (int round = rounds - 1; round >= 0; --round) {
+    const int d = b.digit(index, round), leader_digit = b.digit(target, round);
+    const int step_round = 1 + rounds + (rounds - 1 - round);
+    if (d != leader_digit) {
+      const Span mine = piece_of(b, index, round, d, n);
+      const int leader = b.member_rank(index + (leader_digit - d) * b.stride(round));
+      if (mine.count > 0) add_step(program, {send_op(leader, region(acc, mine))}, step_round);
+      return;  // done: the rest of the gather happens above this member
+    }
+    std::vector<Op> ops;
+    for_each_peer(b, index, round, [&](int m, int peer, Combine) {
+      const Span theirs = piece_of(b, index, round, m, n);
+      if (theirs.count > 0) ops.push_back(recv_op(peer, region(acc, theirs), Combine::store));
+    });
+    add_step(program, std::move(ops), step_round);
+  }
+}
+
+// Whole-vector exchange in every round (recursive doubling for k = 2).
+void append_exchange(Program &program, const Butterfly &b, Buffer acc, std::int64_t n) {
+  const int index = b.member_index(b.rank);
+  for (int round = 0; round < static_cast<int>(b.radix.size()); ++round) {
+    std::vector<Op> ops;
+    for_each_peer(b, index, round, [&](int, int peer, Combine side) {
+      ops.push_back(send_op(peer, Region{acc, 0, n}));
+      ops.push_back(recv_op(peer, Region{acc, 0, n}, side));
+    });
+    add_step(program, std::move(ops), 1 + round);
+  }
+}
+
+// Last round: kept ranks send the result to the extra of their pair.
+void append_unfold(Program &program, const Butterfly &b, std::int64_t n, int round) {
+  const int partner = b.fold_partner(b.rank);
+  if (partner < 0) return;
+  if (b.folds_away(b.rank))
+    add_step(program, {recv_op(partner, recv_buf(0, n), Combine::store)}, round);
+  else
+    add_step(program, {send_op(partner, recv_buf(0, n))}, round);
+}
+
+}  // namespace
+
+Program butterfly_reduce(const Params &params, int rank, std::vector<int> radix) {
+  const std::int64_t n = params.count;
+  Program program{rank, params.procs, 0, {}};
+  if (n == 0) return program;
+  const Butterfly b(params.procs, rank, std::move(radix), params.root);
+  const Buffer acc = rank == params.root ? Buffer::recv : Buffer::scratch;
+  append_fold(program, b, acc, n);
+  if (b.folds_away(rank)) return program;
+  if (acc == Buffer::scratch) program.scratch_count = n;
+  append_reduce_scatter(program, b, acc, n);
+  append_gather(program, b, acc, n, b.member_index(params.root));
+  return program;
+}
+
+Program butterfly_allreduce(const Params &params, int rank, std::vector<int> radix) {
+  const std::int64_t n = params.count;
+  Program program{rank, params.procs, 0, {}};
+  if (n == 0) return program;
+  const Butterfly b(params.procs, rank, std::move(radix), -1);
+  append_fold(program, b, Buffer::recv, n);
+  if (!b.folds_away(rank)) {
+    append_reduce_scatter(program, b, Buffer::recv, n);
+    append_allgather(program, b, Buffer::recv, n);
+  }
+  append_unfold(program, b, n, 1 + 2 * static_cast<int>(b.radix.size()));
+  return program;
+}
+
+Program exchange_allreduce(const Params &params, int rank, std::vector<int> radix) {
+  const std::int64_t n = params.count;
+  Program program{rank, params.procs, 0, {}};
+  if (n == 0) return program;
+  const Butterfly b(params.procs, rank, std::move(radix), -1);
+  append_fold(program, b, Buffer::recv, n);
+  if (!b.folds_away(rank)) append_exchange(program, b, Buffer::recv, n);
+  append_unfold(program, b, n, 1 + 2 * static_cast<int>(b.radix.size()));
+  return program;
+}
+
+}  // namespace patcoll::core

@@ -32,6 +32,8 @@ const Algorithm kAlgorithms[] = {
     {C::allreduce, "recursive_doubling", none, "whole-vector exchanges at doubling distances", allreduce_recursive_doubling, nullptr},
     {C::allreduce, "linear_tree", none, "segmented chain reduce, then chain broadcast back ([PA] 4.1)", allreduce_linear_tree, nullptr},
     // --- MPI_Allreduce: PAP-aware ----------------------------------------
+    {C::allreduce, "slt", commutative | pap_aware, "linear tree with the chain sorted by PAT, latest last ([PA] 4.1)", allreduce_slt, nullptr},
+    {C::allreduce, "prr", commutative | pap_aware, "prereduced ring: presteps before a late rank, which then does P-1 exchanges ([PA] 4.2)", allreduce_prr, nullptr},
     // --- MPI_Scatter -----------------------------------------------------
     {C::scatter, "lin", none, "root sends every block in rank order", scatter_lin, nullptr},
     {C::scatter, "bnom", none, "binomial tree, halves forwarded largest first", scatter_bnom, nullptr},

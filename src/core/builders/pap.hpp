@@ -13,7 +13,10 @@ std::vector<int> arrival_order(const Params &);
 
 // MPI_Allreduce, PAP-aware ([PA] §4)
 Program allreduce_slt(const Params &, int rank);
-std::vector<Program> allreduce_prr(const Params &);
+Program allreduce_prr(const Params &, int rank);
+// prr's regime: true when the latest process is late enough for the
+// prereduced form (presteps among the others, then P−1 exchanges with it).
+bool prr_uses_presteps(const Params &);
 
 // MPI_Scatter ([PS] §2.1, §4.1)
 Program scatter_lin(const Params &, int rank);

@@ -2,7 +2,10 @@
 // reduce-scatter (or exchange), r+1 … 2r the gather/allgather, 2r+1 unfold.
 #include "butterfly.hpp"
 
+#include <algorithm>
 #include <utility>
+
+#include "../cost.hpp"
 
 namespace patcoll::core {
 
@@ -11,6 +14,13 @@ Butterfly::Butterfly(int procs_, int rank_, std::vector<int> radix_, int keep_)
   members = 1;
   for (int k : radix) members *= k;
   extras = procs - members;
+  if (keep >= 0) target = member_index(keep);
+}
+
+int Butterfly::piece_for_digit(int d, int round) const {
+  if (target < 0) return d;
+  const int k = radix[static_cast<std::size_t>(round)];
+  return (d - digit(target, round) + k) % k;
 }
 
 bool Butterfly::folds_away(int r) const {
@@ -45,7 +55,7 @@ int Butterfly::digit(int index, int round) const {
 Span Butterfly::slice(int index, int rounds, std::int64_t count) const {
   Span s{0, count};
   for (int i = 0; i < rounds; ++i) {
-    const Span piece = block_span(s.count, radix[static_cast<std::size_t>(i)], digit(index, i));
+    const Span piece = block_span(s.count, radix[static_cast<std::size_t>(i)], piece_for_digit(digit(index, i), i));
     s = {s.offset + piece.offset, piece.count};
   }
   return s;
@@ -107,11 +117,18 @@ namespace {
 
 Region region(Buffer buffer, Span s) { return Region{buffer, s.offset, s.count}; }
 
-// Piece `piece` of member `index`'s slice before round `round`.
-Span piece_of(const Butterfly &b, int index, int round, int piece, std::int64_t count) {
+// Pieces [first, last) of member `index`'s slice before round `round`, as
+// one span (pieces are numbered as piece_for_digit numbers them).
+Span pieces_of(const Butterfly &b, int index, int round, int first, int last, std::int64_t count) {
   const Span s = b.slice(index, round, count);
-  const Span p = block_span(s.count, b.radix[static_cast<std::size_t>(round)], piece);
-  return {s.offset + p.offset, p.count};
+  const int k = b.radix[static_cast<std::size_t>(round)];
+  const Span begin = block_span(s.count, k, first), end = block_span(s.count, k, last - 1);
+  return {s.offset + begin.offset, end.offset + end.count - begin.offset};
+}
+// The piece that the member with digit `digit` keeps.
+Span piece_of(const Butterfly &b, int index, int round, int digit, std::int64_t count) {
+  const int piece = b.piece_for_digit(digit, round);
+  return pieces_of(b, index, round, piece, piece + 1, count);
 }
 
 // Visits the other members of `index`'s group in round `round`,
@@ -166,25 +183,33 @@ void append_allgather(Program &program, const Butterfly &b, Buffer acc, std::int
   }
 }
 
-// k-nomial gather toward member `target`: in each reversed round the group
-// sends to the member whose digit equals the target's.
+// Gather toward member `target`: the rounds reversed; in each, a binomial
+// tree over v = piece number (the target's side holds piece 0) collects
+// the group's slice — v receives pieces [v + 2^j, v + 2^(j+1)) from v + 2^j,
+// smallest first, then sends [v, v + lowbit(v)) to v − lowbit(v).
 void append_gather(Program &program, const Butterfly &b, Buffer acc, std::int64_t n, int target) {
   const int index = b.member_index(b.rank), rounds = static_cast<int>(b.radix.size());
+  int step_round = 1 + rounds;
   for (int round = rounds - 1; round >= 0; --round) {
-    const int d = b.digit(index, round), leader_digit = b.digit(target, round);
-    const int step_round = 1 + rounds + (rounds - 1 - round);
-    if (d != leader_digit) {
-      const Span mine = piece_of(b, index, round, d, n);
-      const int leader = b.member_rank(index + (leader_digit - d) * b.stride(round));
-      if (mine.count > 0) add_step(program, {send_op(leader, region(acc, mine))}, step_round);
+    const int k = b.radix[static_cast<std::size_t>(round)], stride = b.stride(round);
+    const int d = b.digit(index, round), v = b.piece_for_digit(d, round), target_digit = b.digit(target, round);
+    auto member_with_piece = [&](int piece) {
+      return b.member_rank(index + ((piece + target_digit) % k - d) * stride);
+    };
+    const int subtree = v == 0 ? k : (v & -v);
+    int sub_round = 0;
+    for (int mask = 1; mask < subtree && v + mask < k; mask <<= 1, ++sub_round) {
+      const Span in = pieces_of(b, index, round, v + mask, std::min(v + 2 * mask, k), n);
+      if (in.count > 0) add_step(program, {recv_op(member_with_piece(v + mask), region(acc, in), Combine::store)},
+                                 step_round + sub_round);
+    }
+    if (v != 0) {
+      while ((1 << sub_round) < subtree) ++sub_round;
+      const Span out = pieces_of(b, index, round, v, std::min(v + subtree, k), n);
+      if (out.count > 0) add_step(program, {send_op(member_with_piece(v - subtree), region(acc, out))}, step_round + sub_round);
       return;  // done: the rest of the gather happens above this member
     }
-    std::vector<Op> ops;
-    for_each_peer(b, index, round, [&](int m, int peer, Combine) {
-      const Span theirs = piece_of(b, index, round, m, n);
-      if (theirs.count > 0) ops.push_back(recv_op(peer, region(acc, theirs), Combine::store));
-    });
-    add_step(program, std::move(ops), step_round);
+    step_round += ceil_log2(k);
   }
 }
 

@@ -18,8 +18,10 @@
 //   reduce-scatter  each member sends the other pieces of its slice to their
 //                   keepers and combines the k_i − 1 pieces it receives;
 //   allgather       the reverse: each member sends its piece to the group;
-//   gather          the reverse toward one member: the group sends to the
-//                   member whose digit equals the root's (a k-nomial gather);
+//   gather          the reverse toward one member: within each group a
+//                   binomial tree over the piece numbers gathers the slice
+//                   at the member whose digit equals the root's, ⌈log2 k⌉
+//                   steps per group, log2 Q in all ([M] Table 3's n);
 //   exchange        (recursive doubling) the whole vector goes to the group
 //                   and every member combines all of it.
 // Rank order: a member's data after round i covers a contiguous range of
@@ -43,7 +45,10 @@ struct Butterfly {
   int members = 1;         // Q = Π k_i
   int extras = 0;          // P − Q
   int keep = -1;           // a rank that must not fold away (-1: none)
+  int target = -1;         // member index of `keep` (-1: none)
 
+  // `keep` (the reduce root, or -1) stays a member, and pieces are rotated
+  // so that it owns piece 0 of every group (see piece_for_digit).
   Butterfly(int procs, int rank, std::vector<int> radix, int keep);
 
   bool folds_away(int r) const;          // r is an extra
@@ -52,6 +57,10 @@ struct Butterfly {
   int member_rank(int index) const;      // inverse of member_index
   int stride(int round) const;           // k_1 … k_{round−1} (round 0-based: Π k_j, j < round)
   int digit(int index, int round) const;
+  // The piece the member with digit `digit` keeps in round `round`:
+  // (digit − target's digit) mod k, so the target's side of every group
+  // keeps piece 0 and a binomial gather toward it moves contiguous pieces.
+  int piece_for_digit(int digit, int round) const;
   // The slice member `index` is responsible for after `rounds` rounds.
   Span slice(int index, int rounds, std::int64_t count) const;
 };

@@ -252,13 +252,18 @@ Program butterfly_reduce(const Params &params, int rank, std::vector<int> radix)
   return program;
 }
 
-Program butterfly_allreduce(const Params &params, int rank, std::vector<int> radix) {
+namespace {
+
+// Fold, the middle rounds (reduce-scatter + allgather, or whole-vector
+// exchanges), unfold.
+Program allreduce_over(const Params &params, int rank, std::vector<int> radix, bool exchange_whole_vectors) {
   const std::int64_t n = params.count;
   Program program{rank, params.procs, 0, {}};
   if (n == 0) return program;
   const Butterfly b(params.procs, rank, std::move(radix), -1);
   append_fold(program, b, Buffer::recv, n);
-  if (!b.folds_away(rank)) {
+  if (!b.folds_away(rank) && exchange_whole_vectors) append_exchange(program, b, Buffer::recv, n);
+  if (!b.folds_away(rank) && !exchange_whole_vectors) {
     append_reduce_scatter(program, b, Buffer::recv, n);
     append_allgather(program, b, Buffer::recv, n);
   }
@@ -266,15 +271,14 @@ Program butterfly_allreduce(const Params &params, int rank, std::vector<int> rad
   return program;
 }
 
+}  // namespace
+
+Program butterfly_allreduce(const Params &params, int rank, std::vector<int> radix) {
+  return allreduce_over(params, rank, std::move(radix), false);
+}
+
 Program exchange_allreduce(const Params &params, int rank, std::vector<int> radix) {
-  const std::int64_t n = params.count;
-  Program program{rank, params.procs, 0, {}};
-  if (n == 0) return program;
-  const Butterfly b(params.procs, rank, std::move(radix), -1);
-  append_fold(program, b, Buffer::recv, n);
-  if (!b.folds_away(rank)) append_exchange(program, b, Buffer::recv, n);
-  append_unfold(program, b, n, 1 + 2 * static_cast<int>(b.radix.size()));
-  return program;
+  return allreduce_over(params, rank, std::move(radix), true);
 }
 
 }  // namespace patcoll::core

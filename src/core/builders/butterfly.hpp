@@ -20,8 +20,9 @@
 //   allgather       the reverse: each member sends its piece to the group;
 //   gather          the reverse toward one member: within each group a
 //                   binomial tree over the piece numbers gathers the slice
-//                   at the member whose digit equals the root's, ⌈log2 k⌉
-//                   steps per group, log2 Q in all ([M] Table 3's n);
+//                   at the member whose digit equals the root's, ⌈log2 k_i⌉
+//                   steps per group, Σ⌈log2 k_i⌉ in all (= log2 Q, [M]
+//                   Table 3's n, when every k_i is a power of two);
 //   exchange        (recursive doubling) the whole vector goes to the group
 //                   and every member combines all of it.
 // Rank order: a member's data after round i covers a contiguous range of

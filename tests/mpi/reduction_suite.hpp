@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi/registry.hpp"
 #include "mpi_test.hpp"
 #include "patcoll.h"
 
@@ -289,13 +290,14 @@ class ReductionSuite {
     expect_error(suite, MPI_ERR_ARG, "unknown algorithm", [&](void *recv) {
       return call("no_such_algorithm", send.data(), recv, 16, MPI_INT, MPI_SUM, 0, comm);
     });
-    // A commutative-only algorithm refuses a non-commutative op.
-    for (const char *commutative_only : {"ring", "rabenseifner"}) {
-      bool registered = false;
-      for (const auto &a : algorithms_) registered |= a == commutative_only;
-      if (!registered) continue;
-      expect_error(suite, MPI_ERR_OP, std::string(commutative_only) + " with a non-commutative op", [&](void *recv) {
-        return call(commutative_only, send.data(), recv, 4, matrix_, matrix_op_, 0, comm);
+    // Every commutative-only algorithm refuses a non-commutative op.
+    patcoll::core::Collective c;
+    patcoll::core::parse_collective(collective_, c);
+    for (const auto &entry : patcoll::mpi::entries(c)) {
+      if (!(entry.restrictions & patcoll::core::needs_commutative)) continue;
+      const std::string algorithm(entry.name);
+      expect_error(suite, MPI_ERR_OP, algorithm + " with a non-commutative op", [&](void *recv) {
+        return call(algorithm, send.data(), recv, 4, matrix_, matrix_op_, 0, comm);
       });
     }
   }

@@ -1,0 +1,51 @@
+#include "history.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace patcoll::preload {
+
+void ArrivalHistory::record(double offset) {
+  if (!(offset > 0) || !std::isfinite(offset)) offset = 0;
+  if (ring_.size() < static_cast<std::size_t>(window_)) {
+    ring_.push_back(offset);
+  } else {
+    ring_[next_] = offset;
+  }
+  next_ = (next_ + 1) % static_cast<std::size_t>(window_);
+  ++count_;
+}
+
+double ArrivalHistory::predict() const {
+  if (ring_.empty()) return 0;
+  double sum = 0;
+  for (double v : ring_) sum += v;
+  return sum / static_cast<double>(ring_.size());
+}
+
+std::vector<double> relative_pats(const std::vector<double> &predictions, double quantum) {
+  std::vector<double> out(predictions.size(), 0.0);
+  if (predictions.empty()) return out;
+  double low = 0;
+  bool first = true;
+  for (double v : predictions) {
+    const double x = std::isfinite(v) ? v : 0.0;
+    if (first || x < low) low = x;
+    first = false;
+  }
+  for (std::size_t i = 0; i < predictions.size(); ++i) {
+    const double x = (std::isfinite(predictions[i]) ? predictions[i] : 0.0) - low;
+    out[i] = quantum > 0 ? std::round(x / quantum) * quantum : x;
+  }
+  return out;
+}
+
+int latest_rank(const std::vector<double> &pats) {
+  if (pats.empty()) return -1;
+  const auto high = std::max_element(pats.begin(), pats.end());
+  const auto low = std::min_element(pats.begin(), pats.end());
+  if (*high == *low) return -1;
+  return static_cast<int>(high - pats.begin());
+}
+
+}  // namespace patcoll::preload

@@ -1,0 +1,442 @@
+// libpatcoll-preload.so: serves MPI_Reduce, MPI_Allreduce, MPI_Scatter and
+// MPI_Gather of an unmodified MPI program through patcoll (PMPI profiling
+// interface; LD_PRELOAD, or `mpirun -x LD_PRELOAD=...` under Open MPI).
+//
+// The algorithm of each collective comes from PATCOLL_REDUCE,
+// PATCOLL_ALLREDUCE, PATCOLL_SCATTER, PATCOLL_GATHER; unset, empty or
+// "native" calls the PMPI function straight away (loading the shim alone
+// changes nothing). An unknown name is reported once on stderr by rank 0 of
+// MPI_COMM_WORLD and the collective stays native. Intercommunicators,
+// MPI_COMM_NULL, and every call patcoll declines (its argument checks, an
+// algorithm's restrictions, MPI_IN_PLACE where it is not allowed, ...) go
+// to the PMPI function, so the MPI library reports what it would report
+// without the shim. PATCOLL_VERBOSE=1 prints, on rank 0 of each
+// communicator, once per communicator, collective and serving algorithm,
+// which algorithm serves the collective and why; 2 adds per-communicator
+// statistics of the history PAT source at MPI_Finalize (or MPI_Comm_free).
+//
+// PATCOLL_PATS=history learns PATs from the call history (history.hpp;
+// the exchange is described in docs/preload.md): every rank measures its
+// offset (exit of the previous intercepted collective on the communicator ->
+// entry of this one), predicts it by a moving average, and every k calls
+// sends the prediction to every other rank with non-blocking point-to-point
+// messages on a private duplicate communicator; the vector is applied
+// (PAT_Set_arrivals) k calls later, at the same call index on every rank.
+#include <mpi.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "history.hpp"
+#include "patcoll.h"
+
+namespace patcoll::preload {
+namespace {
+
+enum Coll { kReduce = 0, kAllreduce = 1, kScatter = 2, kGather = 3 };
+constexpr const char *kCollName[] = {"reduce", "allreduce", "scatter", "gather"};
+constexpr const char *kMpiName[] = {"MPI_Reduce", "MPI_Allreduce", "MPI_Scatter", "MPI_Gather"};
+constexpr const char *kEnv[] = {"PATCOLL_REDUCE", "PATCOLL_ALLREDUCE", "PATCOLL_SCATTER", "PATCOLL_GATHER"};
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// --- configuration: the environment, read once -----------------------------
+
+struct Config {
+  std::array<std::string, 4> algorithm;  // passed to PAT_<Coll>_with; "" = native
+  std::array<std::string, 4> why;        // the reason verbose mode prints
+  std::vector<std::string> problems;     // printed once by rank 0 of MPI_COMM_WORLD
+  int verbose = 0;
+  bool history = false;
+  int window = 5;
+  int period = 8;
+  double quantum = 1e-5;
+  bool active = false;  // anything beyond "call PMPI"
+};
+
+bool known_algorithm(const char *collective, const std::string &name, std::string &list) {
+  bool found = name == "auto";
+  list = "auto";
+  const int n = PAT_Algorithm_count(collective);
+  for (int i = 0; i < n; ++i) {
+    const char *candidate = PAT_Algorithm_name(collective, i);
+    if (!candidate) continue;
+    list += ' ';
+    list += candidate;
+    if (name == candidate) found = true;
+  }
+  return found;
+}
+
+long env_long(const char *name, long fallback, long low, Config &config) {
+  const char *text = std::getenv(name);
+  if (!text || !*text) return fallback;
+  char *end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < low) {
+    config.problems.push_back(std::string(name) + "=" + text + " is not an integer >= " + std::to_string(low) +
+                              "; using " + std::to_string(fallback));
+    return fallback;
+  }
+  return value;
+}
+
+Config read_config() {
+  Config config;
+  for (int c = 0; c < 4; ++c) {
+    const char *value = std::getenv(kEnv[c]);
+    const std::string name = value ? value : "";
+    if (name.empty()) {
+      config.why[c] = std::string(kEnv[c]) + " is not set";
+      continue;
+    }
+    if (name == "native") {
+      config.why[c] = std::string(kEnv[c]) + "=native";
+      continue;
+    }
+    std::string list;
+    if (!known_algorithm(kCollName[c], name, list)) {
+      config.problems.push_back(std::string(kEnv[c]) + "=" + name + " is not a " + kCollName[c] +
+                                " algorithm; " + kMpiName[c] + " stays native (known: " + list + ")");
+      config.why[c] = std::string(kEnv[c]) + "=" + name + " is unknown";
+      continue;
+    }
+    config.algorithm[c] = name;
+    config.why[c] = std::string(kEnv[c]) + "=" + name;
+    config.active = true;
+  }
+  if (const char *v = std::getenv("PATCOLL_VERBOSE"); v && *v) config.verbose = std::atoi(v);
+  if (const char *v = std::getenv("PATCOLL_PATS"); v && *v) {
+    if (std::strcmp(v, "history") == 0) config.history = true;
+    else if (std::strcmp(v, "none") != 0)
+      config.problems.push_back(std::string("PATCOLL_PATS=") + v +
+                                " is not a PAT source of the shim (history, none); using none");
+  }
+  config.window = static_cast<int>(env_long("PATCOLL_HISTORY_WINDOW", config.window, 1, config));
+  config.period = static_cast<int>(env_long("PATCOLL_HISTORY_PERIOD", config.period, 1, config));
+  if (const char *v = std::getenv("PATCOLL_HISTORY_QUANTUM"); v && *v) {
+    char *end = nullptr;
+    const double q = std::strtod(v, &end);
+    if (*end != '\0' || !(q >= 0))
+      config.problems.push_back(std::string("PATCOLL_HISTORY_QUANTUM=") + v +
+                                " is not a number of seconds >= 0; using 1e-5");
+    else
+      config.quantum = q;
+  }
+  if (config.verbose > 0 || config.history || !config.problems.empty()) config.active = true;
+  return config;
+}
+
+const Config &config() {
+  static const Config instance = read_config();
+  return instance;
+}
+
+// Rank 0 of MPI_COMM_WORLD says what is wrong with the environment, once.
+std::atomic<bool> g_reported{false};
+
+void report_startup() {
+  const Config &c = config();
+  if (g_reported.exchange(true)) return;
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank != 0) return;
+  for (const std::string &problem : c.problems) std::fprintf(stderr, "patcoll-preload: %s\n", problem.c_str());
+  if (c.verbose > 0) {
+    std::string line = "patcoll-preload: loaded on " + std::to_string(size) + " ranks;";
+    for (int i = 0; i < 4; ++i)
+      line += std::string(" ") + kCollName[i] + "=" + (c.algorithm[i].empty() ? "native" : c.algorithm[i]);
+    if (c.history)
+      line += "; PATs: history (SMA window " + std::to_string(c.window) + ", exchange every " +
+              std::to_string(c.period) + " calls, quantum " + std::to_string(c.quantum) + " s)";
+    else
+      line += "; PATs: none";
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  std::fflush(stderr);
+}
+
+// --- per-communicator state (an attribute on the user's communicator) ------
+
+struct History {
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: exchange traffic never meets the user's
+  ArrivalHistory own;
+  double last_exit = -1;
+  std::uint64_t calls = 0;
+  bool pending = false;
+  std::uint64_t apply_at = 0;
+  double send_value = 0;
+  std::vector<double> received;
+  std::vector<MPI_Request> requests;
+  std::vector<double> pats;  // the vector last given to PAT_Set_arrivals
+  // statistics (PATCOLL_VERBOSE=2)
+  std::uint64_t exchanges = 0, updates = 0;
+  double hook_seconds = 0, wait_seconds = 0;
+
+  explicit History(int window) : own(window) {}
+};
+
+struct ShimComm {
+  int size = 1, rank = 0;
+  bool inter = false;
+  std::string label;
+  std::array<std::set<std::string>, 4> reported;  // serving algorithms already printed
+  std::unique_ptr<History> history;
+};
+
+std::mutex g_mutex;
+int g_keyval = MPI_KEYVAL_INVALID;
+bool g_finalize_hook = false;
+std::set<ShimComm *> g_states;
+int g_next_id = 0;
+
+void finish_exchange(History &h) {
+  if (!h.requests.empty()) PMPI_Waitall(static_cast<int>(h.requests.size()), h.requests.data(), MPI_STATUSES_IGNORE);
+  h.requests.clear();
+  h.pending = false;
+}
+
+void destroy(ShimComm *state) {
+  if (g_states.erase(state) == 0) return;
+  if (History *h = state->history.get()) {
+    if (h->pending) finish_exchange(*h);
+    if (config().verbose >= 2 && state->rank == 0 && h->calls > 0) {
+      std::string pats;
+      for (double p : h->pats) pats += " " + std::to_string(p * 1e6);
+      std::fprintf(stderr,
+                   "patcoll-preload: history on %s: %llu calls, %llu exchanges, %llu PAT updates, "
+                   "%.3f us per call in history code (of which %.3f us waiting for exchanges); last PATs (us):%s\n",
+                   state->label.c_str(), static_cast<unsigned long long>(h->calls),
+                   static_cast<unsigned long long>(h->exchanges), static_cast<unsigned long long>(h->updates),
+                   1e6 * h->hook_seconds / static_cast<double>(h->calls),
+                   1e6 * h->wait_seconds / static_cast<double>(h->calls), pats.empty() ? " (none)" : pats.c_str());
+      std::fflush(stderr);
+    }
+    if (h->comm != MPI_COMM_NULL) PMPI_Comm_free(&h->comm);
+  }
+  delete state;
+}
+
+int delete_state(MPI_Comm, int, void *attribute, void *) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  destroy(static_cast<ShimComm *>(attribute));
+  return MPI_SUCCESS;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
+// works: finish outstanding exchanges and free every state left.
+int finalize_sweep(MPI_Comm, int, void *, void *) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  while (!g_states.empty()) destroy(*g_states.begin());
+  if (g_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&g_keyval);
+  g_keyval = MPI_KEYVAL_INVALID;
+  g_finalize_hook = false;
+  return MPI_SUCCESS;
+}
+
+// The shim's state of `comm`; created (collectively: MPI_Comm_dup for the
+// history exchange) at the first intercepted call there. nullptr when MPI
+// refuses.
+ShimComm *shim_state(MPI_Comm comm, bool inter) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_keyval == MPI_KEYVAL_INVALID &&
+      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_keyval, nullptr) != MPI_SUCCESS)
+    return nullptr;
+  if (!g_finalize_hook) {
+    int sweep = MPI_KEYVAL_INVALID;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_sweep, &sweep, nullptr) != MPI_SUCCESS) return nullptr;
+    PMPI_Comm_set_attr(MPI_COMM_SELF, sweep, nullptr);
+    PMPI_Comm_free_keyval(&sweep);
+    g_finalize_hook = true;
+  }
+  void *attribute = nullptr;
+  int found = 0;
+  if (PMPI_Comm_get_attr(comm, g_keyval, &attribute, &found) != MPI_SUCCESS) return nullptr;
+  if (found) return static_cast<ShimComm *>(attribute);
+
+  auto state = std::make_unique<ShimComm>();
+  state->inter = inter;
+  PMPI_Comm_size(comm, &state->size);
+  PMPI_Comm_rank(comm, &state->rank);
+  char name[MPI_MAX_OBJECT_NAME] = {0};
+  int length = 0;
+  PMPI_Comm_get_name(comm, name, &length);
+  const int id = g_next_id++;
+  state->label = (length > 0 ? std::string(name, static_cast<std::size_t>(length)) : "communicator #" + std::to_string(id)) +
+                 " (" + std::to_string(state->size) + " ranks" + (inter ? ", intercommunicator" : "") + ")";
+  if (config().history && !inter && state->size > 1) {
+    auto h = std::make_unique<History>(config().window);
+    if (PMPI_Comm_dup(comm, &h->comm) == MPI_SUCCESS) {
+      PMPI_Comm_set_errhandler(h->comm, MPI_ERRORS_RETURN);
+      state->history = std::move(h);
+    }
+  }
+  if (PMPI_Comm_set_attr(comm, g_keyval, state.get()) != MPI_SUCCESS) {
+    if (state->history && state->history->comm != MPI_COMM_NULL) PMPI_Comm_free(&state->history->comm);
+    return nullptr;
+  }
+  g_states.insert(state.get());
+  return state.release();
+}
+
+// --- the history PAT source -------------------------------------------------
+
+void history_enter(History &h, MPI_Comm comm, double entry) {
+  if (h.last_exit >= 0) h.own.record(entry - h.last_exit);
+  ++h.calls;
+  if (h.pending && h.calls == h.apply_at) {
+    const double wait_start = now();
+    finish_exchange(h);
+    h.wait_seconds += now() - wait_start;
+    std::vector<double> pats = relative_pats(h.received, config().quantum);
+    if (pats != h.pats && PAT_Set_arrivals(comm, pats.data()) == MPI_SUCCESS) {
+      h.pats = std::move(pats);
+      ++h.updates;
+    }
+  }
+  h.hook_seconds += now() - entry;
+}
+
+void history_exit(History &h, int size, int rank) {
+  const double start = now();
+  if (!h.pending && h.calls % static_cast<std::uint64_t>(config().period) == 0) {
+    h.send_value = h.own.predict();
+    h.received.assign(static_cast<std::size_t>(size), 0.0);
+    h.received[static_cast<std::size_t>(rank)] = h.send_value;
+    h.requests.assign(static_cast<std::size_t>(2 * (size - 1)), MPI_REQUEST_NULL);
+    std::size_t r = 0;
+    bool ok = true;
+    for (int peer = 0; peer < size && ok; ++peer) {
+      if (peer == rank) continue;
+      ok = PMPI_Irecv(&h.received[static_cast<std::size_t>(peer)], 1, MPI_DOUBLE, peer, 0, h.comm, &h.requests[r++]) ==
+           MPI_SUCCESS;
+    }
+    for (int peer = 0; peer < size && ok; ++peer) {
+      if (peer == rank) continue;
+      ok = PMPI_Isend(&h.send_value, 1, MPI_DOUBLE, peer, 0, h.comm, &h.requests[r++]) == MPI_SUCCESS;
+    }
+    h.pending = true;
+    h.apply_at = h.calls + static_cast<std::uint64_t>(config().period);
+    ++h.exchanges;
+  }
+  const double end = now();
+  h.hook_seconds += end - start;
+  h.last_exit = end;
+}
+
+// --- dispatch -----------------------------------------------------------------
+
+void report(ShimComm &state, int coll, const std::string &served, const std::string &why) {
+  if (state.rank != 0 || !state.reported[coll].insert(served).second) return;
+  std::string line = std::string("patcoll-preload: ") + kMpiName[coll] + " on " + state.label + ": " + served +
+                     ", because " + why;
+  if (state.history) line += "; PATs: history";
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+template <class Native, class Patcoll>
+int serve(int coll, MPI_Comm comm, Native &&native, Patcoll &&patcoll) {
+  const Config &c = config();
+  if (!c.active) return native();
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (!initialized || finalized || comm == MPI_COMM_NULL) return native();  // MPI says what is wrong
+  if (!g_reported.load(std::memory_order_relaxed)) report_startup();
+  int inter = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return native();
+  ShimComm *state = (c.verbose > 0 || c.history) ? shim_state(comm, inter != 0) : nullptr;
+  History *h = state ? state->history.get() : nullptr;
+  if (h) history_enter(*h, comm, now());
+
+  int rc = MPI_SUCCESS;
+  const std::string &name = c.algorithm[coll];
+  if (inter) {
+    rc = native();
+    if (state && c.verbose > 0) report(*state, coll, "native", "intercommunicators always go to the MPI library");
+  } else if (name.empty()) {
+    rc = native();
+    if (state && c.verbose > 0) report(*state, coll, "native", c.why[coll]);
+  } else {
+    rc = patcoll(name.c_str());
+    if (rc != MPI_SUCCESS) {
+      // Declined before any communication (argument checks, restrictions):
+      // the MPI library serves the call and reports what it would report.
+      const std::string reason = c.verbose > 0 ? std::string(PAT_Last_error()) : std::string();
+      rc = native();
+      if (state && c.verbose > 0)
+        report(*state, coll, "native", c.why[coll] + " but patcoll declined this call (" + reason + ")");
+    } else if (state && c.verbose > 0) {
+      report(*state, coll, name, c.why[coll]);
+    }
+  }
+  if (h) history_exit(*h, state->size, state->rank);
+  return rc;
+}
+
+}  // namespace
+}  // namespace patcoll::preload
+
+using namespace patcoll::preload;
+
+extern "C" {
+
+int MPI_Init(int *argc, char ***argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS && config().active) report_startup();
+  return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS && config().active) report_startup();
+  return rc;
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm) {
+  return serve(
+      kReduce, comm, [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
+      [&](const char *name) { return PAT_Reduce_with(name, sendbuf, recvbuf, count, datatype, op, root, comm); });
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return serve(
+      kAllreduce, comm, [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
+      [&](const char *name) { return PAT_Allreduce_with(name, sendbuf, recvbuf, count, datatype, op, comm); });
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return serve(
+      kScatter, comm,
+      [&] { return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
+      [&](const char *name) {
+        return PAT_Scatter_with(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+      });
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return serve(
+      kGather, comm,
+      [&] { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
+      [&](const char *name) {
+        return PAT_Gather_with(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+      });
+}
+
+}  // extern "C"

@@ -1,0 +1,149 @@
+#!/bin/bash
+# Runs the preload shim tests: ordinary MPI programs (collectives, threads,
+# bench) with and without libpatcoll-preload.so, many cases per mpirun.
+#
+#   run_tests.sh <case> <openmpi|hydra> <shim.so> <bindir> <np> <mpiexec> [mpiexec flags...]
+#
+# Cases:
+#   native      the shim with nothing selected changes nothing: same digests
+#               as without it, no output from the shim
+#   algorithms  every registered algorithm of every collective in turn
+#               (lists read from the shim's own message about an unknown
+#               name), PATCOLL_VERBOSE=1: digests equal to the run without
+#               the shim, one verbose line per communicator and collective
+#   unknown     PATCOLL_ALLREDUCE=<unknown>: one message on stderr (rank 0),
+#               then native: digests unchanged
+#   threads     MPI_THREAD_MULTIPLE program, two threads per rank, under the
+#               shim with patcoll algorithms and history PATs
+#   history     iterative program with a late rank, PATCOLL_PATS=history,
+#               clairvoyant reduce / slt allreduce: results checked, the
+#               history statistics line printed
+set -u
+case_name=$1 launcher=$2 shim=$3 bindir=$4 np=$5
+shift 5
+mpiexec=("$@")
+work=$(mktemp -d "${TMPDIR:-/tmp}/patcoll-preload-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# run <tag> <program and args> -- <VAR=VALUE>...   (stdout -> $work/<tag>.out, stderr -> .err)
+run() {
+  local tag=$1; shift
+  local program=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do program+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  local env=()
+  for assignment in "$@"; do
+    if [ "$launcher" = openmpi ]; then env+=(-x "$assignment")
+    else env+=(-genv "${assignment%%=*}" "${assignment#*=}"); fi
+  done
+  "${mpiexec[@]}" "${env[@]}" -np "$np" "${program[@]}" >"$work/$tag.out" 2>"$work/$tag.err"
+  local rc=$?
+  echo "[$tag] exit $rc: $(grep -E 'passed, [0-9]+ failed|SKIP' "$work/$tag.out" | tail -1)"
+  return $rc
+}
+
+digests() { grep '^digest ' "$work/$1.out"; }
+
+same_digests() {  # <tag> <reference tag>
+  if [ -z "$(digests "$2")" ]; then fail "$2: no digests"; return; fi
+  if [ "$(digests "$1")" != "$(digests "$2")" ]; then
+    fail "$1: results differ from the run without the shim"
+    diff <(digests "$2") <(digests "$1") | head -5
+  fi
+}
+
+passed() {  # <tag> <exit code>
+  if [ "$2" -ne 0 ] || ! grep -q ' 0 failed' "$work/$1.out"; then
+    fail "$1 (exit $2)"
+    head -20 "$work/$1.err"
+  fi
+}
+
+collectives="$bindir/patcoll-preload-collectives"
+baseline() { run base "$collectives" --; passed base $?; }
+
+case "$case_name" in
+native)
+  baseline
+  run shim "$collectives" -- "LD_PRELOAD=$shim"; passed shim $?
+  same_digests shim base
+  if grep -q patcoll "$work/shim.err"; then fail "the shim printed with nothing selected"; head -5 "$work/shim.err"; fi
+  ;;
+
+unknown)
+  baseline
+  run unknown "$collectives" -- "LD_PRELOAD=$shim" PATCOLL_ALLREDUCE=no_such_algorithm; passed unknown $?
+  same_digests unknown base
+  lines=$(grep -c 'PATCOLL_ALLREDUCE=no_such_algorithm is not a allreduce algorithm; MPI_Allreduce stays native' \
+          "$work/unknown.err")
+  [ "$lines" = 1 ] || { fail "expected one message about the unknown name on stderr, got $lines"; cat "$work/unknown.err"; }
+  ;;
+
+algorithms)
+  baseline
+  # The shim names the registered algorithms when a name is unknown.
+  run list "$collectives" -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=? PATCOLL_ALLREDUCE=? PATCOLL_SCATTER=? PATCOLL_GATHER=?
+  declare -A lists
+  longest=0
+  for coll in reduce allreduce scatter gather; do
+    lists[$coll]=$(grep -o "not a $coll algorithm; [^(]*(known: [^)]*)" "$work/list.err" | head -1 |
+                   sed 's/.*known: \(.*\))/\1/')
+    [ -n "${lists[$coll]}" ] || { fail "no algorithm list for $coll"; cat "$work/list.err"; exit 1; }
+    n=$(wc -w <<<"${lists[$coll]}")
+    [ "$n" -gt "$longest" ] && longest=$n
+  done
+  for ((i = 0; i < longest; ++i)); do
+    vars=("LD_PRELOAD=$shim" PATCOLL_VERBOSE=1)
+    declare -A pick
+    for coll in reduce allreduce scatter gather; do
+      read -r -a names <<<"${lists[$coll]}"
+      pick[$coll]=${names[$((i % ${#names[@]}))]}
+      vars+=("PATCOLL_${coll^^}=${pick[$coll]}")
+    done
+    tag="r${pick[reduce]}-a${pick[allreduce]}-s${pick[scatter]}-g${pick[gather]}"
+    run "$tag" "$collectives" -- "${vars[@]}"; passed "$tag" $?
+    same_digests "$tag" base
+    for coll in Reduce Allreduce Scatter Gather; do
+      lc=${coll,,}
+      # exactly one line per communicator and serving algorithm, from rank 0
+      if ! grep -qE "MPI_$coll on MPI_COMM_WORLD \($np ranks\): (${pick[$lc]}|native), because PATCOLL_${lc^^}=${pick[$lc]}" \
+           "$work/$tag.err"; then
+        fail "$tag: no verbose line for MPI_$coll on MPI_COMM_WORLD"; grep "MPI_$coll" "$work/$tag.err" | head -3
+      fi
+      dup=$(grep "MPI_$coll on " "$work/$tag.err" | sort | uniq -d | head -1)
+      [ -z "$dup" ] || fail "$tag: verbose line printed twice: $dup"
+    done
+    grep -q "MPI_Allreduce on .*intercommunicator): native, because intercommunicators" "$work/$tag.err" ||
+      fail "$tag: the intercommunicator was not reported as native"
+  done
+  ;;
+
+threads)
+  run threads "$bindir/patcoll-preload-threads" -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=binomial \
+      PATCOLL_ALLREDUCE=rabenseifner PATCOLL_SCATTER=bnom PATCOLL_GATHER=bnom PATCOLL_PATS=history
+  rc=$?
+  if [ $rc -eq 77 ] || grep -q '^SKIP' "$work/threads.out"; then cat "$work/threads.out"; exit 77; fi
+  passed threads $rc
+  ;;
+
+history)
+  bench="$bindir/patcoll-preload-bench"
+  run reduce "$bench" late reduce 40 0 2000 4096 -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=clairvoyant \
+      PATCOLL_PATS=history PATCOLL_HISTORY_PERIOD=4 PATCOLL_VERBOSE=2
+  passed reduce $?
+  grep -q 'patcoll-preload: history on MPI_COMM_WORLD' "$work/reduce.err" ||
+    { fail "no history statistics line"; cat "$work/reduce.err"; }
+  run allreduce "$bench" late allreduce 40 0 2000 4096 -- "LD_PRELOAD=$shim" PATCOLL_ALLREDUCE=slt \
+      PATCOLL_PATS=history PATCOLL_HISTORY_PERIOD=1 PATCOLL_HISTORY_WINDOW=1
+  passed allreduce $?
+  ;;
+
+*) echo "unknown case $case_name"; exit 2 ;;
+esac
+
+[ $failures -eq 0 ] && echo "preload $case_name: all passed" && exit 0
+echo "preload $case_name: $failures failure(s)"
+exit 1

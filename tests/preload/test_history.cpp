@@ -1,0 +1,69 @@
+// The history PAT source's predictor and PAT-vector construction (no MPI).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "history.hpp"
+
+using patcoll::preload::ArrivalHistory;
+using patcoll::preload::latest_rank;
+using patcoll::preload::relative_pats;
+
+TEST(ArrivalHistory, PredictsZeroBeforeTheFirstOffset) { EXPECT_EQ(ArrivalHistory(5).predict(), 0.0); }
+
+TEST(ArrivalHistory, PredictsTheMeanOfTheOffsetsSoFarWhileTheWindowIsNotFull) {
+  ArrivalHistory h(5);
+  h.record(1.0);
+  h.record(3.0);
+  EXPECT_DOUBLE_EQ(h.predict(), 2.0);
+}
+
+TEST(ArrivalHistory, PredictsTheMeanOfTheLastWindowOffsets) {
+  ArrivalHistory h(3);
+  for (double v : {100.0, 1.0, 2.0, 3.0}) h.record(v);
+  EXPECT_DOUBLE_EQ(h.predict(), 2.0);
+  EXPECT_EQ(h.samples(), 4u);
+}
+
+TEST(ArrivalHistory, CountsNegativeAndNonFiniteOffsetsAsZero) {
+  ArrivalHistory h(2);
+  h.record(-1.0);
+  h.record(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_EQ(h.predict(), 0.0);
+}
+
+TEST(ArrivalHistory, WindowBelowOneBehavesAsOne) {
+  ArrivalHistory h(0);
+  h.record(4.0);
+  h.record(6.0);
+  EXPECT_DOUBLE_EQ(h.predict(), 6.0);
+}
+
+TEST(RelativePats, SubtractsTheEarliestPrediction) {
+  const auto p = relative_pats({5.0, 3.0, 4.0}, 0);
+  EXPECT_EQ(p, (std::vector<double>{2.0, 0.0, 1.0}));
+}
+
+TEST(RelativePats, RoundsToMultiplesOfTheQuantum) {
+  const auto p = relative_pats({1.0, 1.0 + 14e-6, 1.0 + 2.06e-3}, 1e-5);
+  EXPECT_DOUBLE_EQ(p[0], 0.0);
+  EXPECT_NEAR(p[1], 1e-5, 1e-15);
+  EXPECT_NEAR(p[2], 2.06e-3, 1e-15);
+}
+
+TEST(RelativePats, NearlyEqualPredictionsGiveTheSameVector) {
+  EXPECT_EQ(relative_pats({0.0, 2.001e-3}, 1e-5), relative_pats({1e-6, 2.0025e-3}, 1e-5));
+}
+
+TEST(RelativePats, NonFiniteValuesCountAsZero) {
+  const auto p = relative_pats({std::numeric_limits<double>::infinity(), 1.0}, 0);
+  EXPECT_EQ(p, (std::vector<double>{0.0, 1.0}));
+}
+
+TEST(LatestRank, IsTheRankWithTheLargestPat) { EXPECT_EQ(latest_rank({0.0, 3.0, 1.0}), 1); }
+
+TEST(LatestRank, IsMinusOneWhenAllAreEqualOrEmpty) {
+  EXPECT_EQ(latest_rank({1.0, 1.0}), -1);
+  EXPECT_EQ(latest_rank({}), -1);
+}

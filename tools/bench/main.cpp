@@ -1,23 +1,27 @@
-// patcoll-bench — compares every registered algorithm of a collective with
+// patcoll-bench — compares the registered algorithms of a collective with
 // the MPI library's own (`native`) under a chosen arrival pattern, in one
 // run, interleaved per iteration (A B C A B C …) so that machine drift hits
-// every algorithm alike. Definitions follow docs/ and BENCHMARKS.md:
-// after a double barrier every rank delays itself by its arrival time a_i,
-// runs the collective and measures its own elapsed time e_i; the run time
-// is r = max_i(a_i + e_i) − min(a) ([M] Algorithm 2).
+// every algorithm alike. Definitions follow BENCHMARKS.md and docs/bench.md:
+// every rank delays itself by its arrival time a_i, runs the collective and
+// measures its own elapsed time e_i; the run time is
+// r = max_i(a_i + e_i) − min(a) ([M] Algorithm 2) after a double barrier, or
+// max_i(f_i) − min_i(entry_i) on a synchronised clock in window mode.
 //
 //   patcoll-bench --list
-//   mpirun -np 8 patcoll-bench --coll reduce,allreduce --count 1M \
-//          --pattern one-late --max-delay 20ms --iters 20
+//   mpirun -np 8 patcoll-bench --coll reduce,allreduce --count 1M
+//          --pattern one-late --max-delay 20ms --iters 20 --out r.jsonl
+//
+// Exit codes: 0 all results correct, 1 some result wrong, 2 bad input
+// (one line on stderr from rank 0; every rank exits).
 #include <mpi.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,24 +29,43 @@
 #include "core/ir.hpp"
 #include "mpi/registry.hpp"
 #include "patcoll.h"
+#include "patterns.hpp"
+#include "stats.hpp"
 
 namespace {
 
 using patcoll::core::Collective;
+namespace bench = patcoll::bench;
+
+const char *const kUsage =
+    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather[,...]] [--alg all|NAME[,NAME...]]\n"
+    "  [--count N[,N...] (K/M suffixes)] [--dtype float|double|int|long] [--op sum|prod|max|min|band|bor|bxor]\n"
+    "  [--root R] [--iters N] [--warmup N] [--pattern none|one-late[:RANK]|rand-late|alternating|normal|\n"
+    "  gamma[:SHAPE]|bernoulli[:P]|trace:FILE] [--max-delay SECONDS (ms/us suffixes)] [--seed N]\n"
+    "  [--delay sleep|busy] [--sync barrier|window] [--window SECONDS] [--pat-source oracle|none|runtime|history]\n"
+    "  [--baseline NAME] [--out FILE] [--no-check] [--quiet] | --list | --help\n";
 
 struct Options {
   std::vector<Collective> collectives{Collective::reduce, Collective::allreduce};
   std::vector<std::string> algorithms;  // empty: all
   std::vector<long long> counts{1 << 20};
+  std::string dtype = "float";
+  std::string op = "sum";
   int root = 0;
   int iterations = 10;
   int warmup = 2;
-  std::string pattern = "none";
-  int late_rank = -1;
+  std::string pattern_text = "none";
+  bench::PatternSpec pattern;
   double max_delay = 0.0;
-  unsigned seed = 1;
-  bool check = true;
+  unsigned long long seed = 1;
+  bool busy = false;
+  bool window = false;
+  double window_size = 0;  // 0: automatic
   std::string pat_source = "oracle";
+  std::string baseline = "native";
+  std::string out;
+  bool check = true;
+  bool quiet = false;
 };
 
 std::vector<std::string> split(const std::string &text, char by = ',') {
@@ -61,23 +84,26 @@ std::vector<std::string> split(const std::string &text, char by = ',') {
 }
 
 bool parse_count(const std::string &text, long long &out) {
+  if (text.empty() || text[0] == '-') return false;
   char *end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || value < 0) return false;
+  if (end == text.c_str() || !(value >= 0)) return false;
   double scale = 1;
   const std::string suffix(end);
   if (suffix == "K" || suffix == "k") scale = 1024;
   else if (suffix == "M" || suffix == "m") scale = 1024 * 1024;
   else if (suffix == "G" || suffix == "g") scale = 1024.0 * 1024 * 1024;
   else if (!suffix.empty()) return false;
-  out = static_cast<long long>(value * scale);
+  const double n = value * scale;
+  if (n != std::floor(n) || n > 0x7fffffff) return false;
+  out = static_cast<long long>(n);
   return true;
 }
 
 bool parse_seconds(const std::string &text, double &out) {
   char *end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || !(value >= 0)) return false;
+  if (end == text.c_str() || !(value >= 0) || !std::isfinite(value)) return false;
   const std::string suffix(end);
   if (suffix.empty() || suffix == "s") out = value;
   else if (suffix == "ms") out = value * 1e-3;
@@ -86,111 +112,291 @@ bool parse_seconds(const std::string &text, double &out) {
   return true;
 }
 
+bool parse_int(const std::string &text, long long low, long long high, long long &out) {
+  char *end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < low || v > high) return false;
+  out = v;
+  return true;
+}
+
 // Returns "" or the problem with the command line.
-std::string parse(int argc, char **argv, Options &o, bool &list) {
+std::string parse(int argc, char **argv, Options &o, bool &list, bool &help) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--list") {
-      list = true;
-      continue;
-    }
-    if (flag == "--no-check") {
-      o.check = false;
-      continue;
-    }
+    if (flag == "--list") { list = true; continue; }
+    if (flag == "--help" || flag == "-h") { help = true; continue; }
+    if (flag == "--no-check") { o.check = false; continue; }
+    if (flag == "--quiet") { o.quiet = true; continue; }
+    if (flag.rfind("--", 0) != 0) return "unexpected argument '" + flag + "'";
     if (i + 1 >= argc) return flag + " needs a value";
     const std::string value = argv[++i];
+    long long n = 0;
     if (flag == "--coll") {
       o.collectives.clear();
       for (const auto &c : split(value)) {
         Collective parsed;
-        if (!patcoll::core::parse_collective(c, parsed)) return "unknown collective '" + c + "'";
+        if (!patcoll::core::parse_collective(c, parsed))
+          return "unknown collective '" + c + "' (reduce, allreduce, scatter, gather)";
         o.collectives.push_back(parsed);
       }
     } else if (flag == "--alg") {
       o.algorithms.clear();
       if (value != "all") o.algorithms = split(value);
+      for (const auto &a : o.algorithms)
+        if (a.empty()) return "empty algorithm name in --alg '" + value + "'";
     } else if (flag == "--count") {
       o.counts.clear();
-      for (const auto &c : split(value)) {
-        long long n;
-        if (!parse_count(c, n) || n > 0x7fffffff) return "bad count '" + c + "'";
-        o.counts.push_back(n);
-      }
+      for (const auto &c : split(value))
+        if (!parse_count(c, n)) return "bad count '" + c + "' (a non-negative integer below 2^31; K/M suffixes)";
+        else o.counts.push_back(n);
+    } else if (flag == "--dtype") {
+      if (value != "float" && value != "double" && value != "int" && value != "long")
+        return "unknown datatype '" + value + "' (float, double, int, long)";
+      o.dtype = value;
+    } else if (flag == "--op") {
+      if (value != "sum" && value != "prod" && value != "max" && value != "min" && value != "band" &&
+          value != "bor" && value != "bxor")
+        return "unknown op '" + value + "' (sum, prod, max, min, band, bor, bxor)";
+      o.op = value;
     } else if (flag == "--root") {
-      o.root = std::atoi(value.c_str());
+      if (!parse_int(value, 0, 1 << 30, n)) return "bad root '" + value + "'";
+      o.root = static_cast<int>(n);
     } else if (flag == "--iters") {
-      o.iterations = std::atoi(value.c_str());
-      if (o.iterations < 1) return "--iters must be at least 1";
+      if (!parse_int(value, 1, 1 << 30, n)) return "--iters must be an integer of at least 1";
+      o.iterations = static_cast<int>(n);
     } else if (flag == "--warmup") {
-      o.warmup = std::atoi(value.c_str());
-      if (o.warmup < 0) return "--warmup must not be negative";
+      if (!parse_int(value, 0, 1 << 30, n)) return "--warmup must be a non-negative integer";
+      o.warmup = static_cast<int>(n);
     } else if (flag == "--pattern") {
-      const auto parts = split(value, ':');
-      o.pattern = parts[0];
-      if (o.pattern != "none" && o.pattern != "one-late" && o.pattern != "rand-late")
-        return "unknown pattern '" + value + "' (none, one-late[:rank], rand-late)";
-      if (o.pattern == "one-late" && parts.size() > 1) o.late_rank = std::atoi(parts[1].c_str());
+      if (std::string e = bench::parse_pattern(value, o.pattern); !e.empty()) return e;
+      o.pattern_text = value;
     } else if (flag == "--max-delay") {
-      if (!parse_seconds(value, o.max_delay)) return "bad delay '" + value + "' (seconds; ms/us suffixes)";
+      if (!parse_seconds(value, o.max_delay))
+        return "bad delay '" + value + "' (non-negative seconds; ms/us suffixes)";
     } else if (flag == "--seed") {
-      o.seed = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
+      if (!parse_int(value, 0, (1LL << 62), n)) return "bad seed '" + value + "'";
+      o.seed = static_cast<unsigned long long>(n);
+    } else if (flag == "--delay") {
+      if (value != "sleep" && value != "busy") return "unknown delay '" + value + "' (sleep, busy)";
+      o.busy = value == "busy";
+    } else if (flag == "--sync") {
+      if (value != "barrier" && value != "window") return "unknown sync '" + value + "' (barrier, window)";
+      o.window = value == "window";
+    } else if (flag == "--window") {
+      if (!parse_seconds(value, o.window_size) || o.window_size <= 0)
+        return "bad window '" + value + "' (positive seconds; ms/us suffixes)";
     } else if (flag == "--pat-source") {
+      if (value == "runtime" || value == "history")
+        return "PAT source '" + value + "' is not available yet (oracle, none)";
       if (value != "oracle" && value != "none") return "unknown PAT source '" + value + "' (oracle, none)";
       o.pat_source = value;
+    } else if (flag == "--baseline") {
+      o.baseline = value;
+    } else if (flag == "--out") {
+      o.out = value;
     } else {
       return "unknown flag " + flag;
     }
   }
+  if ((o.op == "band" || o.op == "bor" || o.op == "bxor") && (o.dtype == "float" || o.dtype == "double"))
+    return "--op " + o.op + " needs an integer --dtype (int, long)";
   return {};
 }
 
-// The arrival pattern of one iteration (seconds), identical on all ranks.
-std::vector<double> arrivals(const Options &o, int procs, std::mt19937_64 &rng) {
-  std::vector<double> a(static_cast<std::size_t>(procs), 0.0);
-  if (o.pattern == "one-late") {
-    const int late = o.late_rank >= 0 ? o.late_rank % procs : procs - 1;
-    a[static_cast<std::size_t>(late)] = o.max_delay;
-  } else if (o.pattern == "rand-late") {
-    std::uniform_real_distribution<double> d(0.0, o.max_delay);
-    for (double &x : a) x = d(rng);
-  }
-  return a;
-}
+// ---- data -----------------------------------------------------------------
 
-void delay(double seconds) {
-  if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-struct Series {
-  std::string name;
-  std::vector<double> run_time, avg_elapsed;
-  bool correct = true;
+struct Type {
+  MPI_Datatype mpi;
+  int size;
+  bool floating;
 };
 
-int run_collective(Collective c, const std::string &algorithm, const float *send, float *recv, int count, int root) {
+Type type_of(const std::string &name) {
+  if (name == "double") return {MPI_DOUBLE, 8, true};
+  if (name == "int") return {MPI_INT, 4, false};
+  if (name == "long") return {MPI_LONG, static_cast<int>(sizeof(long)), false};
+  return {MPI_FLOAT, 4, true};
+}
+
+MPI_Op op_of(const std::string &name) {
+  if (name == "prod") return MPI_PROD;
+  if (name == "max") return MPI_MAX;
+  if (name == "min") return MPI_MIN;
+  if (name == "band") return MPI_BAND;
+  if (name == "bor") return MPI_BOR;
+  if (name == "bxor") return MPI_BXOR;
+  return MPI_SUM;
+}
+
+// Small integers: sums exact in every type; products of 1s and 2s.
+template <class T>
+void fill_typed(T *data, std::size_t n, int rank, bool product) {
+  for (std::size_t i = 0; i < n; ++i)
+    data[i] = product ? static_cast<T>((rank < 20 && (rank + i) % 3 == 0) ? 2 : 1)
+                      : static_cast<T>((static_cast<std::size_t>(rank) * 7 + i * 3) % 11);
+}
+
+void fill(const Type &t, std::vector<unsigned char> &buffer, int rank, bool product) {
+  const std::size_t n = buffer.size() / static_cast<std::size_t>(t.size);
+  if (t.mpi == MPI_DOUBLE) fill_typed(reinterpret_cast<double *>(buffer.data()), n, rank, product);
+  else if (t.mpi == MPI_INT) fill_typed(reinterpret_cast<int *>(buffer.data()), n, rank, product);
+  else if (t.mpi == MPI_LONG) fill_typed(reinterpret_cast<long *>(buffer.data()), n, rank, product);
+  else fill_typed(reinterpret_cast<float *>(buffer.data()), n, rank, product);
+}
+
+template <class T>
+bool same_typed(const T *got, const T *want, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T tolerance = static_cast<T>(1e-5) * std::max(static_cast<T>(1), std::fabs(want[i]));
+      if (!(std::fabs(got[i] - want[i]) <= tolerance)) return false;
+    } else if (got[i] != want[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Exact for integers, relative tolerance for floating point.
+bool same(const Type &t, const unsigned char *got, const unsigned char *want, std::size_t n) {
+  if (t.mpi == MPI_DOUBLE) return same_typed(reinterpret_cast<const double *>(got), reinterpret_cast<const double *>(want), n);
+  if (t.mpi == MPI_INT) return same_typed(reinterpret_cast<const int *>(got), reinterpret_cast<const int *>(want), n);
+  if (t.mpi == MPI_LONG) return same_typed(reinterpret_cast<const long *>(got), reinterpret_cast<const long *>(want), n);
+  return same_typed(reinterpret_cast<const float *>(got), reinterpret_cast<const float *>(want), n);
+}
+
+int run_collective(Collective c, const std::string &algorithm, const void *send, void *recv, int count,
+                   const Type &t, MPI_Op op, int root) {
   switch (c) {
-    case Collective::reduce: return PAT_Reduce_with(algorithm.c_str(), send, recv, count, MPI_FLOAT, MPI_SUM, root, MPI_COMM_WORLD);
-    case Collective::allreduce: return PAT_Allreduce_with(algorithm.c_str(), send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    case Collective::scatter: return PAT_Scatter_with(algorithm.c_str(), send, count, MPI_FLOAT, recv, count, MPI_FLOAT, root, MPI_COMM_WORLD);
-    case Collective::gather: return PAT_Gather_with(algorithm.c_str(), send, count, MPI_FLOAT, recv, count, MPI_FLOAT, root, MPI_COMM_WORLD);
+    case Collective::reduce: return PAT_Reduce_with(algorithm.c_str(), send, recv, count, t.mpi, op, root, MPI_COMM_WORLD);
+    case Collective::allreduce: return PAT_Allreduce_with(algorithm.c_str(), send, recv, count, t.mpi, op, MPI_COMM_WORLD);
+    case Collective::scatter:
+      return PAT_Scatter_with(algorithm.c_str(), send, count, t.mpi, recv, count, t.mpi, root, MPI_COMM_WORLD);
+    case Collective::gather:
+      return PAT_Gather_with(algorithm.c_str(), send, count, t.mpi, recv, count, t.mpi, root, MPI_COMM_WORLD);
   }
   return MPI_ERR_ARG;
 }
+
+// ---- time -----------------------------------------------------------------
+
+// MPI_Wtime on rank 0's clock: offset estimated by ping-pong (the sample
+// with the smallest round trip wins, SKaMPI/ReproMPI style); drift is
+// ignored, the clocks are re-synchronised for every (collective, count).
+struct Clock {
+  double offset = 0;  // local − rank 0
+  double now() const { return MPI_Wtime() - offset; }
+
+  void synchronise(int rank, int procs) {
+    constexpr int kRounds = 20;
+    offset = 0;
+    for (int peer = 1; peer < procs; ++peer) {
+      if (rank == 0) {
+        double best_rtt = 1e30, best_offset = 0;
+        for (int k = 0; k < kRounds; ++k) {
+          double remote = 0;
+          const double sent = MPI_Wtime();
+          MPI_Send(&sent, 1, MPI_DOUBLE, peer, 77, MPI_COMM_WORLD);
+          MPI_Recv(&remote, 1, MPI_DOUBLE, peer, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          const double received = MPI_Wtime();
+          if (received - sent < best_rtt) {
+            best_rtt = received - sent;
+            best_offset = remote - 0.5 * (sent + received);
+          }
+        }
+        MPI_Send(&best_offset, 1, MPI_DOUBLE, peer, 79, MPI_COMM_WORLD);
+      } else if (rank == peer) {
+        for (int k = 0; k < kRounds; ++k) {
+          double sent = 0;
+          MPI_Recv(&sent, 1, MPI_DOUBLE, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          const double mine = MPI_Wtime();
+          MPI_Send(&mine, 1, MPI_DOUBLE, 0, 78, MPI_COMM_WORLD);
+        }
+        MPI_Recv(&offset, 1, MPI_DOUBLE, 0, 79, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      }
+    }
+  }
+};
+
+void wait_until(const Clock &clock, double target, bool busy) {
+  if (!busy) {
+    const double left = target - clock.now();
+    if (left > 2e-4) std::this_thread::sleep_for(std::chrono::duration<double>(left - 1e-4));
+  }
+  // Oversubscribed ranks must not spin each other off the cores.
+  while (clock.now() < target)
+    if (!busy) std::this_thread::yield();
+}
+
+void delay(double seconds, bool busy) {
+  if (seconds <= 0) return;
+  if (!busy) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    return;
+  }
+  const double end = MPI_Wtime() + seconds;
+  while (MPI_Wtime() < end) {
+  }
+}
+
+// ---- output ---------------------------------------------------------------
+
+std::string json_string(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + '"';
+}
+
+std::string json_list(const double *values, int n) {
+  std::string out = "[";
+  char buf[32];
+  for (int i = 0; i < n; ++i) {
+    std::snprintf(buf, sizeof buf, "%s%.9g", i ? "," : "", values[i]);
+    out += buf;
+  }
+  return out + "]";
+}
+
+std::string human_bytes(double bytes) {
+  char buf[32];
+  if (bytes >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.3g MiB", bytes / (1024.0 * 1024));
+  else if (bytes >= 1024) std::snprintf(buf, sizeof buf, "%.3g KiB", bytes / 1024);
+  else std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  return buf;
+}
+
+// Per (algorithm, iteration) values each rank records, gathered at the end.
+enum Field { kElapsed, kOk, kEntry, kExit, kMissed, kFields };
+
+struct Series {
+  std::string name;
+  bool skipped = false;
+  std::string reason;
+  std::vector<double> run_time, avg_elapsed;  // valid measured iterations
+  int dropped = 0;
+  bool correct = true;
+};
 
 }  // namespace
 
 int main(int argc, char **argv) {
   Options options;
-  bool list = false;
-  const std::string error = parse(argc, argv, options, list);
+  bool list = false, help = false;
+  const std::string error = parse(argc, argv, options, list, help);
+  if (help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
   if (list) {  // no MPI needed
     std::fputs(patcoll::mpi::list_lines().c_str(), stdout);
     return 0;
@@ -199,88 +405,304 @@ int main(int argc, char **argv) {
   int rank = 0, procs = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &procs);
+  // Every rank reaches the same verdict (same arguments, or a broadcast
+  // one), so every rank leaves without waiting for the others.
   auto die = [&](const std::string &message) {
     if (rank == 0) std::fprintf(stderr, "patcoll-bench: %s\n", message.c_str());
     MPI_Finalize();
     return 2;
   };
   if (!error.empty()) return die(error);
-  if (options.root < 0 || options.root >= procs) return die("--root out of range");
+  if (options.root >= procs)
+    return die("--root " + std::to_string(options.root) + " out of range (" + std::to_string(procs) + " processes)");
 
-  std::mt19937_64 rng(options.seed);
+  // Algorithms: each named one must exist in at least one chosen collective.
+  auto known = [](Collective c, const std::string &name) {
+    return name == "auto" || patcoll::mpi::find_entry(c, name) != nullptr;
+  };
+  for (const std::string &wanted : options.algorithms) {
+    bool anywhere = false;
+    for (Collective c : options.collectives) anywhere |= known(c, wanted);
+    if (!anywhere) return die("unknown algorithm '" + wanted + "' (see patcoll-bench --list)");
+  }
+  {
+    bool anywhere = false;
+    for (Collective c : options.collectives) anywhere |= known(c, options.baseline);
+    if (!anywhere) return die("unknown baseline algorithm '" + options.baseline + "' (see patcoll-bench --list)");
+  }
+
+  // The trace is read by rank 0 and broadcast, with its verdict.
+  std::vector<std::vector<double>> trace;
+  if (options.pattern.kind == bench::PatternKind::trace) {
+    std::string problem;
+    if (rank == 0) problem = bench::load_trace(options.pattern.trace_file, procs, trace);
+    int lines = static_cast<int>(trace.size()), length = static_cast<int>(problem.size());
+    MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    problem.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(problem.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (!problem.empty()) return die(problem);
+    MPI_Bcast(&lines, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    trace.resize(static_cast<std::size_t>(lines), std::vector<double>(static_cast<std::size_t>(procs)));
+    for (auto &pap : trace) MPI_Bcast(pap.data(), procs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  }
+  if (std::string e = bench::check_pattern(options.pattern, procs, options.iterations, trace.size()); !e.empty())
+    return die(e);
+
+  std::FILE *out = nullptr;
+  {
+    int opened = 1;
+    if (rank == 0 && !options.out.empty()) opened = (out = std::fopen(options.out.c_str(), "w")) != nullptr;
+    MPI_Bcast(&opened, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!opened) return die("cannot write --out file '" + options.out + "'");
+  }
+
+  const Type type = type_of(options.dtype);
+  const MPI_Op op = op_of(options.op);
+  const bool product = options.op == "prod";
+  bench::PatternGenerator generator(options.pattern, procs, options.max_delay, options.seed, trace);
+  Clock clock;
+  bool all_correct = true;
+  const double started = MPI_Wtime();
+  double last_progress = started;
+
   for (Collective c : options.collectives) {
+    const std::string cname(patcoll::core::to_string(c));
     std::vector<std::string> names;
     for (const auto &e : patcoll::mpi::entries(c))
-      if (options.algorithms.empty() || std::find(options.algorithms.begin(), options.algorithms.end(), e.name) != options.algorithms.end())
+      if (options.algorithms.empty() ||
+          std::find(options.algorithms.begin(), options.algorithms.end(), e.name) != options.algorithms.end())
         names.emplace_back(e.name);
     for (const auto &wanted : options.algorithms)
-      if (!patcoll::mpi::find_entry(c, wanted)) return die("unknown " + std::string(patcoll::core::to_string(c)) + " algorithm '" + wanted + "'");
+      if (wanted == "auto") names.push_back("auto");
+    if (known(c, options.baseline) && std::find(names.begin(), names.end(), options.baseline) == names.end())
+      names.insert(names.begin(), options.baseline);
+    if (names.empty()) continue;
+
     for (long long count64 : options.counts) {
       const int count = static_cast<int>(count64);
       const bool movement = c == Collective::scatter || c == Collective::gather;
-      const std::size_t whole = static_cast<std::size_t>(count) * (movement ? procs : 1);
-      std::vector<float> send(movement && c == Collective::gather ? count : whole), recv(whole), expected(whole);
-      for (std::size_t i = 0; i < send.size(); ++i) send[i] = static_cast<float>((rank * 7 + i * 3) % 11);
+      const std::size_t elements = static_cast<std::size_t>(count) * (movement ? static_cast<std::size_t>(procs) : 1);
+      const std::size_t bytes_whole = elements * static_cast<std::size_t>(type.size);
+      std::vector<unsigned char> send(c == Collective::gather ? static_cast<std::size_t>(count) * type.size : bytes_whole);
+      std::vector<unsigned char> recv(std::max<std::size_t>(bytes_whole, 1)), expected(recv.size());
+      fill(type, send, rank, product);
+      const bool has_result = c == Collective::allreduce || c == Collective::scatter || rank == options.root;
+      const std::size_t result_elements = c == Collective::scatter || !movement ? static_cast<std::size_t>(count) : elements;
+
+      // Reference result and probe: every algorithm once, untimed. An
+      // algorithm that refuses these parameters (restrictions) is skipped.
+      PAT_Set_arrivals(MPI_COMM_WORLD, nullptr);
+      if (int rc = run_collective(c, "native", send.data(), expected.data(), count, type, op, options.root);
+          rc != MPI_SUCCESS)
+        return die("native " + cname + " failed: " + PAT_Last_error());
       std::vector<Series> series;
-      for (const auto &n : names) series.push_back({n, {}, {}, true});
-      // Reference result.
-      run_collective(c, "native", send.data(), expected.data(), count, options.root);
+      double slowest_probe = 0;
+      for (const std::string &name : names) {
+        Series s;
+        s.name = name;
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        const int rc = run_collective(c, name, send.data(), recv.data(), count, type, op, options.root);
+        slowest_probe = std::max(slowest_probe, MPI_Wtime() - t0);
+        int ok = rc == MPI_SUCCESS, every = 0;
+        MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!every) {
+          s.skipped = true;
+          s.reason = ok ? "refused on another rank" : PAT_Last_error();
+        }
+        series.push_back(std::move(s));
+      }
+      double window = options.window_size;
+      if (options.window) {
+        MPI_Allreduce(MPI_IN_PLACE, &slowest_probe, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        // Generous: on an oversubscribed machine a rank can lose the CPU for
+        // milliseconds; --window overrides.
+        if (window <= 0) window = 2 * (generator.max_delay() + 2 * slowest_probe) + 20e-3;
+        clock.synchronise(rank, procs);
+      }
+
       const int total = options.warmup + options.iterations;
+      const std::size_t algs = series.size();
+      std::vector<double> local(static_cast<std::size_t>(total) * algs * kFields, 0.0);
+      std::vector<std::vector<double>> paps(static_cast<std::size_t>(total));
+      double window_start = 0;
+      if (options.window) {
+        window_start = clock.now() + 0.01;
+        MPI_Bcast(&window_start, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      }
       for (int it = 0; it < total; ++it) {
-        const auto pattern = arrivals(options, procs, rng);
-        if (options.pat_source == "oracle") PAT_Set_arrivals(MPI_COMM_WORLD, pattern.data());
-        for (Series &s : series) {
-          std::fill(recv.begin(), recv.end(), -1.0f);
-          MPI_Barrier(MPI_COMM_WORLD);
-          MPI_Barrier(MPI_COMM_WORLD);
-          delay(pattern[static_cast<std::size_t>(rank)]);
-          const double start = MPI_Wtime();
-          const int rc = run_collective(c, s.name, send.data(), recv.data(), count, options.root);
-          const double elapsed = MPI_Wtime() - start;
+        const bool warm = it < options.warmup;
+        // Rank 0 draws the PAP, everyone gets the same; shifted to min 0.
+        std::vector<double> pap(static_cast<std::size_t>(procs));
+        if (rank == 0) pap = generator.next(warm ? it : it - options.warmup);
+        MPI_Bcast(pap.data(), procs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        const double lowest = *std::min_element(pap.begin(), pap.end());
+        for (double &a : pap) a -= lowest;
+        paps[static_cast<std::size_t>(it)] = pap;
+        PAT_Set_arrivals(MPI_COMM_WORLD, options.pat_source == "oracle" ? pap.data() : nullptr);
+        const double mine = pap[static_cast<std::size_t>(rank)];
+        for (std::size_t k = 0; k < algs; ++k) {
+          Series &s = series[k];
+          double *slot = &local[((static_cast<std::size_t>(it) * algs) + k) * kFields];
+          if (s.skipped) continue;
+          if (options.check) std::memset(recv.data(), 0xff, recv.size());
+          double entry;
+          if (options.window) {
+            const double start = window_start + static_cast<double>(static_cast<std::size_t>(it) * algs + k) * window;
+            slot[kMissed] = clock.now() > start ? 1.0 : 0.0;
+            wait_until(clock, start, false);  // sleep to the window, then the delay
+            wait_until(clock, start + mine, options.busy);
+            entry = clock.now();
+          } else {
+            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Barrier(MPI_COMM_WORLD);
+            delay(mine, options.busy);
+            entry = MPI_Wtime();
+          }
+          const int rc = run_collective(c, s.name, send.data(), recv.data(), count, type, op, options.root);
+          const double exit = options.window ? clock.now() : MPI_Wtime();
           bool ok = rc == MPI_SUCCESS;
-          const bool has_result = c == Collective::allreduce || c == Collective::scatter || rank == options.root;
-          if (ok && options.check && has_result) {
-            for (std::size_t i = 0; i < (c == Collective::scatter ? static_cast<std::size_t>(count) : whole) && ok; ++i)
-              ok = std::fabs(recv[i] - expected[i]) <= 1e-4f * std::max(1.0f, std::fabs(expected[i]));
-          }
-          double finish = pattern[static_cast<std::size_t>(rank)] + elapsed, run_time = 0, elapsed_sum = 0;
-          int all_ok = ok, every_ok = 0;
-          MPI_Reduce(&finish, &run_time, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-          MPI_Reduce(&elapsed, &elapsed_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-          MPI_Allreduce(&all_ok, &every_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-          if (!every_ok) s.correct = false;
-          if (it >= options.warmup) {
-            s.run_time.push_back(run_time - *std::min_element(pattern.begin(), pattern.end()));
-            s.avg_elapsed.push_back(elapsed_sum / procs);
-          }
+          if (ok && options.check && has_result)
+            ok = same(type, recv.data(), expected.data(), result_elements);
+          slot[kElapsed] = exit - entry;
+          slot[kOk] = ok ? 1.0 : 0.0;
+          slot[kEntry] = entry;
+          slot[kExit] = exit;
+        }
+        const double now = MPI_Wtime();
+        if (rank == 0 && !options.quiet && now - started > 3.0 && now - last_progress > 2.0) {
+          last_progress = now;
+          std::fprintf(stderr, "patcoll-bench: %s count %d: iteration %d/%d%s, %.0f s elapsed\n", cname.c_str(),
+                       count, it + 1, total, warm ? " (warm-up)" : "", now - started);
         }
       }
+
+      // Gather every rank's records at rank 0.
+      std::vector<double> all(rank == 0 ? local.size() * static_cast<std::size_t>(procs) : 0);
+      MPI_Gather(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, all.data(), static_cast<int>(local.size()),
+                 MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      int every_ok = 1;
       if (rank == 0) {
-        double baseline = 0;
+        auto at = [&](int r, int it, std::size_t k, int field) {
+          return all[static_cast<std::size_t>(r) * local.size() + ((static_cast<std::size_t>(it) * algs) + k) * kFields +
+                     static_cast<std::size_t>(field)];
+        };
+        std::vector<double> elapsed(static_cast<std::size_t>(procs)), arrivals(static_cast<std::size_t>(procs));
+        for (int it = options.warmup; it < total; ++it) {
+          const auto &pap = paps[static_cast<std::size_t>(it)];
+          for (std::size_t k = 0; k < algs; ++k) {
+            Series &s = series[k];
+            if (s.skipped) continue;
+            bool ok = true, missed = false;
+            double finish = -1e300, first = 1e300, latest = -1e300, sum = 0;
+            for (int r = 0; r < procs; ++r) {
+              const double e = at(r, it, k, kElapsed);
+              elapsed[static_cast<std::size_t>(r)] = e;
+              sum += e;
+              ok &= at(r, it, k, kOk) != 0;
+              missed |= at(r, it, k, kMissed) != 0;
+              if (options.window) {
+                arrivals[static_cast<std::size_t>(r)] = at(r, it, k, kEntry);
+                first = std::min(first, at(r, it, k, kEntry));
+                latest = std::max(latest, at(r, it, k, kExit));
+              } else {
+                finish = std::max(finish, pap[static_cast<std::size_t>(r)] + e);
+              }
+            }
+            // Barrier: r = max(a_i + e_i) − min(a), min(a) = 0 after the shift.
+            const double run_time = options.window ? latest - first : finish;
+            const double avg_elapsed = sum / procs;
+            if (!ok) s.correct = false;
+            if (missed) ++s.dropped;
+            else {
+              s.run_time.push_back(run_time);
+              s.avg_elapsed.push_back(avg_elapsed);
+            }
+            if (out) {
+              std::string line = "{\"collective\":" + json_string(cname) + ",\"algorithm\":" + json_string(s.name);
+              char buf[512];
+              std::snprintf(buf, sizeof buf,
+                            ",\"count\":%d,\"bytes\":%lld,\"procs\":%d,\"dtype\":\"%s\",\"op\":\"%s\",\"root\":%d",
+                            count, static_cast<long long>(count) * type.size, procs, options.dtype.c_str(),
+                            options.op.c_str(), options.root);
+              line += buf;
+              line += ",\"pattern\":" + json_string(options.pattern_text);
+              std::snprintf(buf, sizeof buf,
+                            ",\"max_delay_s\":%.9g,\"seed\":%llu,\"sync\":\"%s\",\"delay\":\"%s\",\"pat_source\":\"%s\","
+                            "\"iteration\":%d,\"run_time_s\":%.9g,\"avg_elapsed_s\":%.9g",
+                            generator.max_delay(), options.seed, options.window ? "window" : "barrier",
+                            options.busy ? "busy" : "sleep", options.pat_source.c_str(), it - options.warmup,
+                            run_time, avg_elapsed);
+              line += buf;
+              line += ",\"arrivals_s\":" + json_list(pap.data(), procs);
+              if (options.window) {
+                double error = 0;  // realised vs intended PAP
+                for (int r = 0; r < procs; ++r) {
+                  double &a = arrivals[static_cast<std::size_t>(r)];
+                  a -= first;
+                  error = std::max(error, std::fabs(a - pap[static_cast<std::size_t>(r)]));
+                }
+                line += ",\"measured_arrivals_s\":" + json_list(arrivals.data(), procs);
+                std::snprintf(buf, sizeof buf, ",\"arrival_error_s\":%.9g", error);
+                line += buf;
+              }
+              line += ",\"elapsed_s\":" + json_list(elapsed.data(), procs);
+              line += std::string(",\"window_missed\":") + (missed ? "true" : "false");
+              line += std::string(",\"correct\":") + (ok ? "true" : "false") + "}\n";
+              std::fputs(line.c_str(), out);
+            }
+          }
+        }
+        if (out) std::fflush(out);
+
+        // Summary table.
+        const Series *base = nullptr;
         for (const Series &s : series)
-          if (s.name == "native") baseline = median(s.run_time);
-        std::printf("\n%s of %d floats on %d ranks, pattern %s, max delay %.3g s, %d iterations\n",
-                    std::string(patcoll::core::to_string(c)).c_str(), count, procs, options.pattern.c_str(),
-                    options.max_delay, options.iterations);
-        std::printf("%-20s %14s %14s %14s %14s %10s  %s\n", "algorithm", "median r [s]", "min r [s]", "max r [s]",
-                    "median e [s]", "vs native", "result");
+          if (s.name == options.baseline && !s.skipped && !s.run_time.empty()) base = &s;
+        const double base_median = base ? bench::median(base->run_time) : 0;
+        std::printf("\n%s, %d x %s (%s)%s%s, root %d, %d ranks; pattern %s, max delay %.3g s; sync %s, delay %s, "
+                    "PAT %s; %d iterations (+%d warm-up)\n",
+                    cname.c_str(), count, options.dtype.c_str(), human_bytes(static_cast<double>(count) * type.size).c_str(),
+                    movement ? " per rank" : "", movement ? "" : (", " + options.op).c_str(), options.root, procs,
+                    options.pattern_text.c_str(),
+                    generator.max_delay(), options.window ? "window" : "barrier", options.busy ? "busy" : "sleep",
+                    options.pat_source.c_str(), options.iterations, options.warmup);
+        if (options.window) std::printf("window %.3g s per measurement\n", window);
+        std::printf("%-20s %5s %13s %27s %13s %9s %8s  %s\n", "algorithm", "reps", "median r [s]",
+                    "95% CI of median r [s]", "median e [s]", ("/" + options.baseline).substr(0, 9).c_str(), "p",
+                    "result");
         for (const Series &s : series) {
-          const double m = median(s.run_time);
-          std::printf("%-20s %14.6f %14.6f %14.6f %14.6f %10.3f  %s\n", s.name.c_str(), m,
-                      *std::min_element(s.run_time.begin(), s.run_time.end()),
-                      *std::max_element(s.run_time.begin(), s.run_time.end()), median(s.avg_elapsed),
-                      baseline > 0 ? m / baseline : 0.0, s.correct ? "ok" : "WRONG");
+          if (s.skipped) {
+            std::printf("%-20s skipped: %s\n", s.name.c_str(), s.reason.c_str());
+            continue;
+          }
+          const double m = bench::median(s.run_time);
+          const auto ci = bench::bootstrap_median_ci(s.run_time, 0.95, 2000, options.seed);
+          char ratio[32] = "-", p[32] = "-", reps[16];
+          if (base && base_median > 0 && !s.run_time.empty()) {
+            std::snprintf(ratio, sizeof ratio, "%.3f", m / base_median);
+            if (&s != base)
+              std::snprintf(p, sizeof p, "%.4f",
+                            bench::permutation_test_median_ratio(s.run_time, base->run_time, 10000, options.seed));
+          }
+          std::snprintf(reps, sizeof reps, "%zu", s.run_time.size());
+          if (s.run_time.empty()) {
+            std::printf("%-20s %5s  no valid repetitions%s\n", s.name.c_str(), reps,
+                        s.dropped ? (" (" + std::to_string(s.dropped) + " missed windows dropped)").c_str() : "");
+            continue;
+          }
+          std::printf("%-20s %5s %13.6f  [%11.6f, %11.6f] %13.6f %9s %8s  %s%s\n", s.name.c_str(), reps, m, ci.low,
+                      ci.high, bench::median(s.avg_elapsed), ratio, p, s.correct ? "ok" : "WRONG",
+                      s.dropped ? (" (" + std::to_string(s.dropped) + " missed windows dropped)").c_str() : "");
         }
         std::fflush(stdout);
+        for (const Series &s : series) every_ok &= s.correct ? 1 : 0;
       }
-      bool all_correct = true;
-      for (const Series &s : series) all_correct &= s.correct;
-      if (!all_correct) {
-        MPI_Finalize();
-        return 1;
-      }
+      MPI_Bcast(&every_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      if (!every_ok) all_correct = false;
     }
   }
+  if (out) std::fclose(out);
   MPI_Finalize();
-  return 0;
+  return all_correct ? 0 : 1;
 }

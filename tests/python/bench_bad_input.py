@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Bad input to patcoll-bench (run by ctest as bench-bad-input): every case
+must end with a non-zero exit, exactly one 'patcoll-bench:' line on stderr
+naming the problem, and no hang (timeout).
+
+    bench_bad_input.py --bench BIN --workdir DIR --mpiexec MPIRUN [MPIRUN FLAGS...]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+PROCS = 2
+
+
+def cases(workdir):
+    def trace(name, text):
+        path = os.path.join(workdir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return "trace:" + path
+
+    return [
+        (["--coll", "bcast"], "unknown collective"),
+        (["--alg", "nosuch"], "unknown algorithm"),
+        (["--baseline", "nosuch"], "unknown baseline"),
+        (["--pattern", "late"], "unknown pattern"),
+        (["--pattern", "one-late:9"], "out of range"),
+        (["--max-delay", "-5ms"], "bad delay"),
+        (["--max-delay", "5 parsecs"], "bad delay"),
+        (["--count", "-10"], "bad count"),
+        (["--count", "12x"], "bad count"),
+        (["--iters", "0"], "--iters"),
+        (["--warmup", "-1"], "--warmup"),
+        (["--root", "5"], "out of range"),
+        (["--dtype", "quad"], "unknown datatype"),
+        (["--op", "band", "--dtype", "float"], "integer"),
+        (["--delay", "nap"], "unknown delay"),
+        (["--sync", "clock"], "unknown sync"),
+        (["--pat-source", "runtime"], "not available yet"),
+        (["--pat-source", "history"], "not available yet"),
+        (["--frobnicate", "1"], "unknown flag"),
+        (["--pattern", "trace:/nonexistent/patcoll.trace"], "cannot open"),
+        (["--pattern", trace("wrong_count.txt", "0 0\n0 0 0\n")], "expected 2"),
+        (["--pattern", trace("not_numeric.txt", "0 abc\n")], "not a number"),
+        (["--pattern", trace("negative.txt", "0 -1\n")], "negative"),
+        (["--pattern", trace("short.txt", "0 0.001\n"), "--iters", "3"], "fewer than --iters"),
+    ]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bench", required=True)
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--mpiexec", nargs=argparse.REMAINDER, required=True)
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    failures = []
+    for extra, expected in cases(args.workdir):
+        cmd = args.mpiexec + ["-np", str(PROCS), args.bench, "--count", "10", "--iters", "1"] + extra
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            failures.append("%s: hung (timeout)" % " ".join(extra))
+            continue
+        ours = [line for line in p.stderr.splitlines() if line.startswith("patcoll-bench:")]
+        verdict = "ok"
+        if p.returncode == 0:
+            verdict = "exit code 0"
+        elif len(ours) != 1:
+            verdict = "%d 'patcoll-bench:' lines on stderr: %r" % (len(ours), ours)
+        elif expected not in ours[0]:
+            verdict = "stderr %r does not mention %r" % (ours[0], expected)
+        print("%-60s %s%s" % (" ".join(extra)[:60], verdict, "" if verdict != "ok" else "  | " + ours[0]))
+        if verdict != "ok":
+            failures.append("%s: %s" % (" ".join(extra), verdict))
+    if failures:
+        print("bench_bad_input: FAIL\n  " + "\n  ".join(failures), file=sys.stderr)
+        sys.exit(1)
+    print("bench_bad_input: OK")
+
+
+if __name__ == "__main__":
+    main()

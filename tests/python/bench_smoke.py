@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""MPI smoke test of patcoll-bench (run by ctest as bench-smoke).
+
+Runs the bench briefly on 4 ranks (tiny sizes, 2 iterations) for all four
+collectives and every registered algorithm, then checks: exit code 0,
+every JSON line against the schema, every listed algorithm present (or
+reported as skipped), every result correct, the summary table printed, and
+that tools/plot.py turns the output into a PNG. A second short run uses
+window synchronisation and a trace file.
+
+    bench_smoke.py --bench BIN --workdir DIR --mpiexec MPIRUN [MPIRUN FLAGS...]
+"""
+import argparse
+import collections
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_schema  # noqa: E402
+
+PROCS = 4
+ITERS = 2
+
+
+def fail(message):
+    print("bench_smoke: FAIL: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def run(cmd, timeout=400):
+    print("+ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    sys.stdout.write(p.stdout)
+    sys.stderr.write(p.stderr)
+    return p
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bench", required=True)
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--mpiexec", nargs=argparse.REMAINDER, required=True)
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    mpi = args.mpiexec + ["-np", str(PROCS), args.bench]
+
+    listed = collections.defaultdict(set)
+    p = run([args.bench, "--list"])
+    for line in p.stdout.splitlines():
+        coll, name = line.split()[:2]
+        listed[coll].add(name)
+
+    out = os.path.join(args.workdir, "smoke.jsonl")
+    p = run(mpi + ["--coll", "reduce,allreduce,scatter,gather", "--count", "7,1000", "--iters", str(ITERS),
+                   "--warmup", "1", "--pattern", "rand-late", "--max-delay", "1ms", "--seed", "3", "--out", out])
+    if p.returncode != 0:
+        fail("bench exited with %d" % p.returncode)
+    if "median r [s]" not in p.stdout:
+        fail("no summary table on stdout")
+    records, problems = bench_schema.check_file(out)
+    if problems:
+        fail("schema: " + "; ".join(problems[:5]))
+    skipped = collections.defaultdict(set)
+    coll = None
+    for line in p.stdout.splitlines():
+        if line and line.split(",")[0] in listed:
+            coll = line.split(",")[0]
+        elif " skipped: " in line and coll:
+            skipped[coll].add(line.split()[0])
+    seen = collections.defaultdict(collections.Counter)
+    for r in records:
+        if r["procs"] != PROCS:
+            fail("procs %d, expected %d" % (r["procs"], PROCS))
+        if not r["correct"]:
+            fail("wrong result: %s %s count %d" % (r["collective"], r["algorithm"], r["count"]))
+        seen[r["collective"]][r["algorithm"]] += 1
+    for coll, names in listed.items():
+        for name in names:
+            if name in skipped[coll]:
+                continue
+            if seen[coll][name] != 2 * ITERS:
+                fail("%s %s: %d records, expected %d" % (coll, name, seen[coll][name], 2 * ITERS))
+
+    png = os.path.join(args.workdir, "smoke.png")
+    plot = os.path.join(HERE, "..", "..", "tools", "plot.py")
+    p = run([sys.executable, plot, out, "-o", png])
+    if p.returncode != 0:
+        fail("plot.py exited with %d" % p.returncode)
+    with open(png, "rb") as f:
+        if f.read(8) != b"\x89PNG\r\n\x1a\n":
+            fail("plot.py did not write a PNG")
+
+    # Window synchronisation, busy delay and a trace (with wrap for warm-up).
+    trace = os.path.join(args.workdir, "trace.txt")
+    with open(trace, "w") as f:
+        f.write("# two PAPs of 4 ranks\n0 0.001 0 0\n0.002,0,0,0.001\n")
+    out2 = os.path.join(args.workdir, "window.jsonl")
+    p = run(mpi + ["--coll", "reduce", "--alg", "native,binomial", "--count", "100", "--iters", "2", "--warmup",
+                   "3", "--pattern", "trace:" + trace, "--sync", "window", "--window", "60ms", "--delay", "busy", "--out", out2])
+    if p.returncode != 0:
+        fail("window run exited with %d" % p.returncode)
+    records, problems = bench_schema.check_file(out2)
+    if problems:
+        fail("schema (window): " + "; ".join(problems[:5]))
+    if len(records) != 4:
+        fail("window run: %d records, expected 4" % len(records))
+    for r in records:
+        if r["sync"] != "window" or "measured_arrivals_s" not in r:
+            fail("window run: record without window fields")
+        expected = [[0, 0.001, 0, 0], [0.002, 0, 0, 0.001]][r["iteration"]]  # measured iteration j: line j
+        if max(abs(a - b) for a, b in zip(r["arrivals_s"], expected)) > 1e-12:
+            fail("window run: arrivals %s, expected trace line %s" % (r["arrivals_s"], expected))
+    print("bench_smoke: OK (%d + %d records)" % (sum(sum(c.values()) for c in seen.values()), len(records)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""tools/plot.py: grouping, ratios to the baseline, and the PNG itself."""
+import json
+import os
+import random
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import plot  # noqa: E402
+
+
+def record(coll, alg, count, delay, it, run_time, missed=False):
+    return {"collective": coll, "algorithm": alg, "count": count, "bytes": 4 * count, "procs": 4,
+            "pattern": "one-late", "max_delay_s": delay, "iteration": it, "run_time_s": run_time,
+            "avg_elapsed_s": run_time / 2, "arrivals_s": [0, 0, 0, delay], "elapsed_s": [run_time / 2] * 4,
+            "window_missed": missed, "correct": True}
+
+
+def synthetic():
+    rng = random.Random(1)
+    out = []
+    for coll in ("reduce", "allreduce"):
+        for count in (1000, 1 << 20):
+            for delay in (0.0, 0.01, 0.02):
+                for it in range(7):
+                    out.append(record(coll, "native", count, delay, it, 0.01 + delay + rng.random() * 1e-3))
+                    out.append(record(coll, "fast", count, delay, it, 0.005 + delay / 2 + rng.random() * 1e-3))
+    return out
+
+
+class PlotTest(unittest.TestCase):
+    def test_ratio_is_median_over_baseline_median_at_the_largest_delay(self):
+        records = [record("reduce", "native", 10, 0.02, i, t) for i, t in enumerate([1.0, 2.0, 3.0])]
+        records += [record("reduce", "fast", 10, 0.02, i, t) for i, t in enumerate([0.5, 1.0, 9.0])]
+        records += [record("reduce", "fast", 10, 0.0, 0, 100.0)]  # smaller delay: ignored
+        ratios = plot.ratios(plot.group(records)["reduce"], "native")
+        self.assertEqual(ratios["native"], [(10, 1.0)])
+        self.assertEqual(ratios["fast"], [(10, 0.5)])
+
+    def test_missed_windows_are_left_out(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            f.write(json.dumps(record("reduce", "native", 10, 0.0, 0, 1.0)) + "\n")
+            f.write(json.dumps(record("reduce", "native", 10, 0.0, 1, 5.0, missed=True)) + "\n")
+        try:
+            records = plot.load([f.name])
+        finally:
+            os.unlink(f.name)
+        self.assertEqual([r["run_time_s"] for r in records], [1.0])
+
+    def test_writes_a_png_for_several_collectives_sizes_and_delays(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.png")
+            plot.plot(synthetic(), out)
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_writes_a_png_for_a_single_delay(self):
+        records = [r for r in synthetic() if r["max_delay_s"] == 0.02]
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.png")
+            plot.plot(records, out)
+            self.assertGreater(os.path.getsize(out), 1000)
+
+    def test_command_line_needs_an_output(self):
+        with self.assertRaises(SystemExit):
+            plot.main(["x.jsonl"])
+
+
+if __name__ == "__main__":
+    unittest.main()

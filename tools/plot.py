@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Plots patcoll-bench JSON lines (docs/bench.md) into one PNG.
+
+    python3 tools/plot.py RESULTS.jsonl... -o OUT.png [--baseline native]
+
+One row of three panels per collective:
+  1. median run time vs max delay per algorithm ([PS] Fig. 14 style), at
+     the largest message size, with the interquartile range as error bars;
+  2. ratio of median run times to the baseline vs message size per
+     algorithm, at the largest max delay;
+  3. distribution of run times per algorithm (box plot) at the largest
+     size and delay.
+Repetitions flagged window_missed are left out, as in the bench's table.
+"""
+import argparse
+import collections
+import json
+import sys
+
+import numpy as np
+
+
+def load(paths):
+    records = []
+    for path in paths:
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except ValueError as e:
+                    raise SystemExit("plot.py: %s line %d: not JSON (%s)" % (path, number, e))
+                if not obj.get("window_missed", False):
+                    records.append(obj)
+    return records
+
+
+def group(records):
+    """{collective: {(count, max_delay_s, algorithm): [run_time_s, ...]}}."""
+    out = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r in records:
+        out[r["collective"]][(r["count"], r["max_delay_s"], r["algorithm"])].append(r["run_time_s"])
+    return out
+
+
+def algorithms_in_order(cells):
+    seen = []
+    for (_, _, alg) in cells:
+        if alg not in seen:
+            seen.append(alg)
+    return seen
+
+
+def ratios(cells, baseline):
+    """{algorithm: [(count, ratio of medians to baseline)]} at the largest delay."""
+    delay = max(d for (_, d, _) in cells)
+    out = collections.defaultdict(list)
+    counts = sorted({c for (c, d, _) in cells if d == delay})
+    for count in counts:
+        base = cells.get((count, delay, baseline))
+        if not base:
+            continue
+        base_median = float(np.median(base))
+        if base_median <= 0:
+            continue
+        for alg in algorithms_in_order(cells):
+            values = cells.get((count, delay, alg))
+            if values:
+                out[alg].append((count, float(np.median(values)) / base_median))
+    return out
+
+
+def plot(records, output, baseline="native"):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    grouped = group(records)
+    if not grouped:
+        raise SystemExit("plot.py: no records to plot")
+    rows = len(grouped)
+    fig, axes = plt.subplots(rows, 3, figsize=(17, 4.8 * rows), squeeze=False)
+    for row, (coll, cells) in enumerate(sorted(grouped.items())):
+        algs = algorithms_in_order(cells)
+        colors = {a: plt.cm.tab20(i % 20) for i, a in enumerate(algs)}
+        count = max(c for (c, _, _) in cells)
+        delay = max(d for (_, d, _) in cells)
+        procs = max(r["procs"] for r in records if r["collective"] == coll)
+
+        ax = axes[row][0]
+        delays = sorted({d for (c, d, _) in cells if c == count})
+        if len(delays) == 1:  # one delay only: a bar per algorithm
+            names = [a for a in algs if cells.get((count, delay, a))]
+            values = [np.array(cells[(count, delay, a)]) * 1e3 for a in names]
+            med = np.array([np.median(v) for v in values])
+            err = [med - [np.percentile(v, 25) for v in values], [np.percentile(v, 75) for v in values] - med]
+            ax.bar(range(len(names)), med, yerr=err, capsize=3, color=[colors[a] for a in names])
+            ax.set_xticks(range(len(names)))
+            ax.set_xticklabels(names, rotation=60, fontsize=7)
+            ax.set_ylabel("median run time [ms]")
+            ax.set_title("%s, %d elements, P=%d, D=%.3g ms: run time" % (coll, count, procs, delay * 1e3))
+            ax.grid(alpha=0.3, axis="y")
+        for alg in algs if len(delays) > 1 else []:
+            points = sorted((d, v) for (c, d, a), v in cells.items() if a == alg and c == count)
+            if not points:
+                continue
+            x = np.array([d for d, _ in points]) * 1e3
+            med = np.array([np.median(v) for _, v in points]) * 1e3
+            lo = med - np.array([np.percentile(v, 25) for _, v in points]) * 1e3
+            hi = np.array([np.percentile(v, 75) for _, v in points]) * 1e3 - med
+            ax.errorbar(x, med, yerr=[lo, hi], marker="o", capsize=3, label=alg, color=colors[alg],
+                        linewidth=2.5 if alg == baseline else 1.2)
+        if len(delays) > 1:
+            ax.set_xlabel("max delay D [ms]")
+            ax.set_ylabel("median run time [ms]")
+            ax.set_title("%s, %d elements, P=%d: run time vs delay" % (coll, count, procs))
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7, ncol=2)
+
+        ax = axes[row][1]
+        for alg, points in ratios(cells, baseline).items():
+            xs = [c for c, _ in points]
+            ys = [q for _, q in points]
+            ax.plot(xs, ys, marker="o", label=alg, color=colors[alg], linewidth=2.5 if alg == baseline else 1.2)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.set_xlabel("count [elements]")
+        ax.set_ylabel("median run time / median %s" % baseline)
+        ax.set_title("%s: ratio to %s, D=%.3g ms" % (coll, baseline, delay * 1e3))
+        ax.grid(alpha=0.3)
+
+        ax = axes[row][2]
+        data = [np.array(cells[(count, delay, a)]) * 1e3 for a in algs if cells.get((count, delay, a))]
+        names = [a for a in algs if cells.get((count, delay, a))]
+        if data:
+            ax.boxplot(data, labels=names, vert=True, showfliers=True)
+        ax.set_ylabel("run time [ms]")
+        ax.set_title("%s: distribution, %d elements, D=%.3g ms" % (coll, count, delay * 1e3))
+        ax.tick_params(axis="x", rotation=60, labelsize=7)
+        ax.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    fig.savefig(output, dpi=90)
+    plt.close(fig)
+    return output
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", nargs="+", help="JSON-lines files written by patcoll-bench --out")
+    parser.add_argument("-o", "--output", required=True, help="PNG to write")
+    parser.add_argument("--baseline", default="native", help="algorithm the ratios divide by (default native)")
+    args = parser.parse_args(argv)
+    plot(load(args.results), args.output, args.baseline)
+    print(args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <optional>
 #include <climits>
 #include <cstring>
 #include <mutex>
@@ -101,15 +103,58 @@ int select(CommState &state, Collective collective, const char *explicit_name, c
   return MPI_SUCCESS;
 }
 
-const core::Program &program_for(CommState &state, const Entry &entry, const core::Params &params) {
+// What a builder sees: PATs only for PAP-aware algorithms (so a changing
+// pattern does not evict the classic Programs), quantised to a quarter of
+// the default round time d = α + B(β + γ) so that a jittering but stable
+// pattern reuses its schedule. Every rank derives the same input.
+core::Params builder_params(const Entry &entry, core::Params params) {
+  if (!(entry.restrictions & core::pap_aware) || params.arrivals.empty()) {
+    params.arrivals.clear();
+    return params;
+  }
+  const std::int64_t segments = core::segment_count_for(
+      params, params.count, core::optimal_segment_count(params.cost, params.procs, params.count, params.element_bytes));
+  const double segment_bytes = static_cast<double>(params.count * params.element_bytes) / static_cast<double>(segments);
+  params.arrivals = core::quantise_arrivals(params.arrivals, params.cost.round_time(segment_bytes) / 4);
+  return params;
+}
+
+const core::Program &program_for(CommState &state, const Entry &entry, const core::Params &requested) {
+  const core::Params params = builder_params(entry, requested);
   std::string key = cache_key(entry, params, state.rank);
   if (const core::Program *cached = state.programs.find(key)) return *cached;
   return state.programs.insert(std::move(key), core::build_rank(*entry.algorithm, params, state.rank));
 }
 
+// PATCOLL_MODEL names a cost-model file (patcoll-calibrate writes one); it
+// is read once. A file that cannot be read or parsed is reported once on
+// stderr and the built-in model is used.
+const std::optional<core::CostModel> &environment_cost_model() {
+  static const std::optional<core::CostModel> model = []() -> std::optional<core::CostModel> {
+    const char *path = std::getenv("PATCOLL_MODEL");
+    if (!path || !*path) return std::nullopt;
+    std::ifstream in(path);
+    if (!in) {
+      warn_once(std::string("cannot read PATCOLL_MODEL file '") + path + "'; using the built-in cost model");
+      return std::nullopt;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    core::CostModel parsed;
+    const std::string error = core::parse_cost_model(text.str(), parsed);
+    if (!error.empty()) {
+      warn_once(std::string("PATCOLL_MODEL file '") + path + "': " + error + "; using the built-in cost model");
+      return std::nullopt;
+    }
+    return parsed;
+  }();
+  return model;
+}
+
 core::CostModel cost_for(const CommState &state) {
   if (state.cost) return *state.cost;
   if (process_defaults().cost) return *process_defaults().cost;
+  if (environment_cost_model()) return *environment_cost_model();
   return {};
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <sstream>
 
 namespace patcoll::core {
 
@@ -19,6 +21,50 @@ std::int64_t optimal_segment_count(const CostModel &model, int procs, std::int64
   const double n_opt = std::sqrt((n - 1.0) * bytes * (model.beta + model.gamma) / model.alpha);
   const auto rounded = static_cast<std::int64_t>(std::llround(n_opt));
   return std::clamp<std::int64_t>(rounded, 1, count);
+}
+
+std::vector<double> quantise_arrivals(const std::vector<double> &arrivals, double quantum) {
+  if (arrivals.empty()) return {};
+  const double earliest = *std::min_element(arrivals.begin(), arrivals.end());
+  std::vector<double> out;
+  out.reserve(arrivals.size());
+  for (double a : arrivals) {
+    const double relative = a - earliest;
+    out.push_back(quantum > 0 ? std::round(relative / quantum) * quantum : relative);
+  }
+  return out;
+}
+
+std::string parse_cost_model(const std::string &text, CostModel &model) {
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    for (char &c : line)
+      if (c == '=' || c == '\t' || c == ':') c = ' ';
+    std::istringstream fields(line);
+    std::string key, extra;
+    double value = 0;
+    if (!(fields >> key)) continue;
+    if (!(fields >> value) || (fields >> extra) || !(value >= 0) || !std::isfinite(value))
+      return "line " + std::to_string(number) + ": expected '<alpha|beta|gamma> <non-negative number>'";
+    if (key == "alpha") model.alpha = value;
+    else if (key == "beta") model.beta = value;
+    else if (key == "gamma") model.gamma = value;
+    else return "line " + std::to_string(number) + ": unknown key '" + key + "' (alpha, beta, gamma)";
+  }
+  return {};
+}
+
+std::string format_cost_model(const CostModel &model) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "# patcoll cost model (Hockney): seconds per message, per byte sent, per byte combined\n"
+                "alpha %.6e\nbeta %.6e\ngamma %.6e\n",
+                model.alpha, model.beta, model.gamma);
+  return text;
 }
 
 }  // namespace patcoll::core

@@ -53,3 +53,31 @@ TEST(Ir, JsonAndTableMentionEveryOp) {
   EXPECT_EQ(message_count(p), 1);
   EXPECT_EQ(elements_sent(p), 4);
 }
+
+TEST(CostModel, QuantisedArrivalsAreRelativeToTheEarliestAndRounded) {
+  const auto q = quantise_arrivals({5.0, 5.26, 5.74, 5.0}, 0.5);
+  ASSERT_EQ(q.size(), 4u);
+  EXPECT_DOUBLE_EQ(q[0], 0.0);
+  EXPECT_DOUBLE_EQ(q[1], 0.5);
+  EXPECT_DOUBLE_EQ(q[2], 0.5);
+  EXPECT_DOUBLE_EQ(q[3], 0.0);
+  EXPECT_TRUE(quantise_arrivals({}, 0.5).empty());
+  // Jitter below the quantum gives the same vector.
+  EXPECT_EQ(quantise_arrivals({0.0, 1.02, 2.0}, 0.5), quantise_arrivals({0.01, 0.98, 2.03}, 0.5));
+}
+
+TEST(CostModel, FileRoundTripsAndRejectsBadLines) {
+  CostModel written{1.5e-6, 2.5e-10, 3.5e-11}, read;
+  EXPECT_EQ(parse_cost_model(format_cost_model(written), read), "");
+  EXPECT_NEAR(read.alpha, written.alpha, 1e-12);
+  EXPECT_NEAR(read.beta, written.beta, 1e-16);
+  EXPECT_NEAR(read.gamma, written.gamma, 1e-17);
+  CostModel m;
+  EXPECT_EQ(parse_cost_model("alpha = 1e-6 # comment\n\nbeta: 2e-9\n", m), "");
+  EXPECT_DOUBLE_EQ(m.alpha, 1e-6);
+  EXPECT_DOUBLE_EQ(m.beta, 2e-9);
+  EXPECT_NE(parse_cost_model("delta 1\n", m).find("unknown key"), std::string::npos);
+  EXPECT_NE(parse_cost_model("alpha -1\n", m).find("line 1"), std::string::npos);
+  EXPECT_NE(parse_cost_model("alpha 1 2\n", m), "");
+  EXPECT_NE(parse_cost_model("beta x\n", m), "");
+}

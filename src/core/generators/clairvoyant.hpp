@@ -44,6 +44,9 @@ struct ClairvoyantInput {
   int root = 0;
 };
 
+// Rounds are ints: the arrival spread may not exceed 2^30 round times.
+inline constexpr double kMaxArrivalSpreadRounds = 1073741824.0;
+
 // "" when the input is valid, else a one-line reason.
 std::string clairvoyant_input_error(const ClairvoyantInput &);
 

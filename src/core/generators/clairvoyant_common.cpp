@@ -16,6 +16,11 @@ std::string clairvoyant_input_error(const ClairvoyantInput &input) {
     return "expected " + std::to_string(input.procs) + " arrival times, got " + std::to_string(input.arrivals.size());
   for (double a : input.arrivals)
     if (!std::isfinite(a)) return "arrival times must be finite";
+  if (!input.arrivals.empty()) {
+    const auto [lo, hi] = std::minmax_element(input.arrivals.begin(), input.arrivals.end());
+    if ((*hi - *lo) / input.round_time > kMaxArrivalSpreadRounds)
+      return "arrival spread exceeds 2^30 round times";
+  }
   return {};
 }
 

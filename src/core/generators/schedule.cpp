@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 #include <tuple>
 
@@ -48,7 +49,7 @@ std::vector<Program> schedule_to_programs(const Schedule &schedule, const Params
     std::size_t in = 0, out = 0;
     bool copied = false;
     while (in < mine.recv.size() || out < mine.send.size()) {
-      int round = 1 << 30;
+      int round = std::numeric_limits<int>::max();
       if (in < mine.recv.size()) round = std::min(round, mine.recv[in].round);
       if (out < mine.send.size()) round = std::min(round, mine.send[out].round);
       std::vector<Op> ops;

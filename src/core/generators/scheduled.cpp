@@ -7,6 +7,8 @@
 // Restrictions: commutative ops (segments combine in schedule order).
 #include "scheduled.hpp"
 
+#include <algorithm>
+
 #include "clairvoyant.hpp"
 #include "greedy.hpp"
 
@@ -40,6 +42,10 @@ ClairvoyantInput clairvoyant_input(const Params &params) {
   input.arrivals = arrivals_for(params);
   input.round_time = params.cost.round_time(schedule_segment_bytes(params, input.segments));
   if (!(input.round_time > 0)) input.round_time = 1, input.arrivals.clear();  // no cost model: balanced
+  if (!input.arrivals.empty()) {  // keep rounds in int range: coarser rounds for absurd spreads
+    const auto [lo, hi] = std::minmax_element(input.arrivals.begin(), input.arrivals.end());
+    input.round_time = std::max(input.round_time, (*hi - *lo) / (kMaxArrivalSpreadRounds / 2));
+  }
   input.root = params.root;
   return input;
 }

@@ -41,6 +41,7 @@ Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one
   --segments LIST       segment count; 0 = the algorithm's default (default 0)
   --segment-bytes LIST  segment size in bytes instead of --segments
   --root N              root rank (default 0)
+  --radix K1xK2x...     radix_k's radix vector, e.g. 4x4x8 (default: the algorithm's)
   --non-commutative     simulate with a non-commutative op
   --pap LIST            arrival patterns (default none):
                           none | one-late:D[:RANK] (RANK defaults to P-1)
@@ -244,6 +245,7 @@ int main(int argc, char **argv) {
               timeline_csv;
   std::int64_t element_bytes = 4;
   int root = 0;
+  std::vector<int> radix;
   bool commutative = true, header = true, list = false;
   std::uint64_t seed = 1;
   SimulateOptions options;
@@ -284,6 +286,9 @@ int main(int argc, char **argv) {
       segment_bytes_text.clear();
     } else if (arg == "--segment-bytes") {
       segment_bytes_text = value();
+    } else if (arg == "--radix") {
+      radix.clear();
+      for (const std::string &k : split(value(), 'x')) radix.push_back(static_cast<int>(parse_int(k)));
     } else if (arg == "--root") {
       root = static_cast<int>(parse_int(value()));
     } else if (arg == "--non-commutative") {
@@ -379,6 +384,7 @@ int main(int argc, char **argv) {
                   params.count = by_count ? size : size / element_bytes;
                   params.element_bytes = element_bytes;
                   params.commutative = commutative;
+                  params.radix = radix;
                   if (by_segment_bytes)
                     params.segment_elements = std::max<std::int64_t>(1, segmentation / element_bytes);
                   else

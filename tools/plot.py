@@ -129,6 +129,7 @@ def plot(records, output, baseline="native"):
         ax.set_ylabel("median run time / median %s" % baseline)
         ax.set_title("%s: ratio to %s, D=%.3g ms" % (coll, baseline, delay * 1e3))
         ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
 
         ax = axes[row][2]
         data = [np.array(cells[(count, delay, a)]) * 1e3 for a in algs if cells.get((count, delay, a))]

@@ -660,10 +660,11 @@ int main(int argc, char **argv) {
         for (const Series &s : series)
           if (s.name == options.baseline && !s.skipped && !s.run_time.empty()) base = &s;
         const double base_median = base ? bench::median(base->run_time) : 0;
-        std::printf("\n%s, %d x %s (%s)%s%s, root %d, %d ranks; pattern %s, max delay %.3g s; sync %s, delay %s, "
+        const std::string root_text = c == Collective::allreduce ? "" : ", root " + std::to_string(options.root);
+        std::printf("\n%s, %d x %s (%s)%s%s%s, %d ranks; pattern %s, max delay %.3g s; sync %s, delay %s, "
                     "PAT %s; %d iterations (+%d warm-up)\n",
                     cname.c_str(), count, options.dtype.c_str(), human_bytes(static_cast<double>(count) * type.size).c_str(),
-                    movement ? " per rank" : "", movement ? "" : (", " + options.op).c_str(), options.root, procs,
+                    movement ? " per rank" : "", movement ? "" : (", " + options.op).c_str(), root_text.c_str(), procs,
                     options.pattern_text.c_str(),
                     generator.max_delay(), options.window ? "window" : "barrier", options.busy ? "busy" : "sleep",
                     options.pat_source.c_str(), options.iterations, options.warmup);

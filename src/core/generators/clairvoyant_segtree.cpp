@@ -118,6 +118,10 @@ Schedule clairvoyant_segtree(const ClairvoyantInput &input) {
   }
   auto row = [&](int p) { return state.data() + static_cast<std::size_t>(p) * words; };
   std::vector<int> held(procs, segments), received(procs, -1);
+  // Per round bookkeeping for the incremental tree update: sent this round,
+  // the segment whose P' state was just reverted, the leaf for next round.
+  std::vector<char> sent(procs, 0);
+  std::vector<int> restored(procs, -1), next_leaf(procs, -1);
   std::vector<std::int64_t> avail(ticks.arrival);
 
   // Fractional order of the non-root processes: leaf 1 + position, or
@@ -185,23 +189,43 @@ Schedule clairvoyant_segtree(const ClairvoyantInput &input) {
       group.assign(1, only);
       continue;
     }
-    // Place the round's processes in the tree.
-    clear_leaves();
+    // Place the round's processes in the tree. A process that keeps its
+    // leaf only needs what changed last round: its whole column back if it
+    // sent (the leaf went dark), else the bit of the segment it received.
     const int head = merged[0];
     const auto head_key = std::pair(fraction(head), head);
     bool root_in = false;
     for (int p : merged) {
-      int l;
       if (p == root) {
-        l = 0, root_in = true;
+        next_leaf[p] = 0, root_in = true;
       } else {
-        l = 1 + position[p] + (std::pair(fraction(p), p) < head_key ? procs - 1 : 0);
+        next_leaf[p] = 1 + position[p] + (std::pair(fraction(p), p) < head_key ? procs - 1 : 0);
       }
-      leaf_of[p] = l;
-      owner[l] = p;
-      std::copy(row(p), row(p) + words, tree.leaf(l));
-      dirty.push_back(l);
     }
+    for (int p : group)  // movers and leavers give their old leaf up
+      if (leaf_of[p] >= 0 && leaf_of[p] != next_leaf[p]) {
+        std::fill(tree.leaf(leaf_of[p]), tree.leaf(leaf_of[p]) + words, 0);
+        dirty.push_back(leaf_of[p]);
+        owner[leaf_of[p]] = -1;
+        leaf_of[p] = -1;
+      }
+    for (int p : merged) {
+      const int l = next_leaf[p];
+      if (leaf_of[p] == l && !sent[p]) {
+        if (restored[p] >= 0) {
+          tree.leaf(l)[restored[p] >> 6] |= Word{1} << (restored[p] & 63);
+          tree.update_bit(l, restored[p]);
+        }
+      } else {
+        leaf_of[p] = l;
+        owner[l] = p;
+        std::copy(row(p), row(p) + words, tree.leaf(l));
+        dirty.push_back(l);
+      }
+      sent[p] = 0, restored[p] = -1;
+    }
+    for (int p : group) next_leaf[p] = -1;
+    for (int p : merged) next_leaf[p] = -1;
     tree.update(dirty);
     dirty.clear();
     group.swap(merged);
@@ -265,6 +289,7 @@ Schedule clairvoyant_segtree(const ClairvoyantInput &input) {
       own &= ~bit;  // P' until the round ends
       received[i] = segment;
       // z has sent: its leaf goes dark for the rest of the round.
+      sent[z] = 1;
       std::fill(tree.leaf(leaf_of[z]), tree.leaf(leaf_of[z]) + words, 0);
       tree.update_path(leaf_of[z]);
       Word &leaf_word = tree.leaf(li)[segment >> 6];
@@ -274,7 +299,10 @@ Schedule clairvoyant_segtree(const ClairvoyantInput &input) {
       }
     }
     for (int p : group) {
-      if (received[p] >= 0) row(p)[received[p] >> 6] |= Word{1} << (received[p] & 63), received[p] = -1;
+      if (received[p] >= 0) {
+        row(p)[received[p] >> 6] |= Word{1} << (received[p] & 63);
+        restored[p] = received[p], received[p] = -1;
+      }
       avail[p] += d;
       if (held[p] == 0) --unfinished;
     }

@@ -59,12 +59,14 @@ struct Message {
   int src = 0, dst = 0;
   int src_step = 0, dst_step = 0;
   std::int64_t bytes = 0;
+  bool combine = false;  // the recv combines (costs γ·bytes at dst)
 };
 
 struct Posted {
   int step;
   double time;
   std::int64_t count;
+  bool combine = false;  // recv side only
 };
 
 struct PairQueue {
@@ -90,6 +92,7 @@ struct RankState {
   int outstanding = 0;       // comm ops of the current step not yet complete
   double comm_done = 0;      // latest completion in the current step
   std::int64_t combine_bytes = 0;  // combining recvs of the current step
+  double compute_free = 0;   // combine_on_arrival: when the rank's CPU is free
   double send_port_free = 0;
   double recv_port_free = 0;  // unused in the unidirectional model
   bool finished = false;
@@ -172,6 +175,7 @@ class Simulator {
       state.outstanding = 0;
       state.combine_bytes = 0;
       state.comm_done = time;
+      state.compute_free = time;
       for (const Op &op : step.ops) {
         if (op.kind == OpKind::local) continue;
         if (op.peer < 0 || op.peer >= static_cast<int>(programs_.size()) || op.peer == rank) {
@@ -183,8 +187,9 @@ class Simulator {
         if (op.kind == OpKind::send) {
           post(rank, op.peer, true, Posted{state.step, time, op.src.count});
         } else {
-          if (op.combine != Combine::store) state.combine_bytes += op.dst.count * params_.element_bytes;
-          post(op.peer, rank, false, Posted{state.step, time, op.dst.count});
+          const bool combine = op.combine != Combine::store;
+          if (combine) state.combine_bytes += op.dst.count * params_.element_bytes;
+          post(op.peer, rank, false, Posted{state.step, time, op.dst.count, combine});
         }
         if (!result_.error.empty()) return;
       }
@@ -220,7 +225,7 @@ class Simulator {
       return;
     }
     const auto id = static_cast<std::int64_t>(messages_.size());
-    messages_.push_back(Message{src, dst, send.step, recv.step, send.count * params_.element_bytes});
+    messages_.push_back(Message{src, dst, send.step, recv.step, send.count * params_.element_bytes, recv.combine});
     push(std::max(send.time, recv.time), EventKind::try_start, id);
   }
 
@@ -250,16 +255,22 @@ class Simulator {
 
   void complete(std::int64_t id, double time) {
     const Message message = messages_[static_cast<std::size_t>(id)];
-    finish_op(message.src, time);
-    if (result_.error.empty()) finish_op(message.dst, time);
+    finish_op(message.src, time, 0);
+    if (result_.error.empty()) finish_op(message.dst, time, message.combine ? message.bytes : 0);
   }
 
-  void finish_op(int rank, double time) {
+  void finish_op(int rank, double time, std::int64_t combine_bytes) {
     RankState &state = ranks_[static_cast<std::size_t>(rank)];
     state.comm_done = std::max(state.comm_done, time);
+    if (options_.combine_on_arrival && combine_bytes > 0) {
+      const double start = std::max(state.compute_free, time);
+      state.compute_free = start + static_cast<double>(combine_bytes) * params_.cost.gamma;
+      record(rank, state.step, Activity::combine, -1, start, state.compute_free, combine_bytes);
+      state.combine_bytes -= combine_bytes;
+    }
     if (--state.outstanding > 0) return;
     // Phase 4: combining recvs, at the receiver, after the transfers.
-    double end = state.comm_done;
+    double end = std::max(state.comm_done, options_.combine_on_arrival ? state.compute_free : state.comm_done);
     if (state.combine_bytes > 0) {
       const double seconds = static_cast<double>(state.combine_bytes) * params_.cost.gamma;
       record(rank, state.step, Activity::combine, -1, end, end + seconds, state.combine_bytes);

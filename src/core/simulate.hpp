@@ -48,6 +48,11 @@ bool parse_port_model(std::string_view text, PortModel &out);
 struct SimulateOptions {
   PortModel ports = PortModel::full_duplex;
   double copy_seconds_per_byte = 0.0;  // local copies (and only copies); 0 = free
+  // Overlap: apply each combining recv as soon as its own message arrives
+  // (one combine at a time per rank, overlapping the step's other messages)
+  // instead of after the whole step's wait, as an executor that tests
+  // requests one by one would. Off by default: the IR's phase 4.
+  bool combine_on_arrival = false;
   bool record_timeline = false;
 };
 

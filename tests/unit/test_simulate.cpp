@@ -132,6 +132,37 @@ TEST(Simulate, RecvsOfOneRankAreSerialisedAndCombinedAfterTheWait) {
   EXPECT_DOUBLE_EQ(r.exit[0], 2 * kTransfer + 2 * kCombine);
 }
 
+TEST(Simulate, CombineOnArrivalOverlapsACombineWithTheNextTransfer) {
+  auto programs = empty_programs(3);
+  add_step(programs[0], {recv_op(1, recv_buf(0, 100), Combine::right), recv_op(2, scratch_buf(0, 100), Combine::right)});
+  add_step(programs[1], {send_op(0, send_buf(0, 100))});
+  add_step(programs[2], {send_op(0, send_buf(0, 100))});
+  SimulateOptions options;
+  options.combine_on_arrival = true;
+  options.record_timeline = true;
+  const SimulateResult r = simulate(model(3), programs, options);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.exit[0], 2 * kTransfer + kCombine);  // the first combine hides under the second transfer
+  int combines = 0;
+  for (const TimelineEntry &e : r.timeline) combines += e.activity == Activity::combine;
+  EXPECT_EQ(combines, 2);
+}
+
+TEST(Simulate, CombineOnArrivalSerialisesCombinesOnOneRank) {
+  // The second message arrives while the first is still being combined:
+  // combines queue on the rank's one CPU.
+  auto programs = empty_programs(3);
+  add_step(programs[0], {recv_op(1, recv_buf(0, 100), Combine::right), recv_op(2, scratch_buf(0, 100), Combine::right)});
+  add_step(programs[1], {send_op(0, send_buf(0, 100))});
+  add_step(programs[2], {send_op(0, send_buf(0, 100))});
+  Params params = model(3);
+  params.cost.gamma = 0.1;  // a combine (40) takes longer than a transfer (5)
+  SimulateOptions options;
+  options.combine_on_arrival = true;
+  EXPECT_DOUBLE_EQ(simulate(params, programs, options).exit[0], kTransfer + 2 * 40.0);
+  EXPECT_DOUBLE_EQ(simulate(params, programs).exit[0], 2 * kTransfer + 2 * 40.0);
+}
+
 TEST(Simulate, BusyPortGoesToTheEarliestReadyMessage) {
   // Rank 0 receives from 1 (ready at 0) and from 2 (ready at 1): the port
   // serves 1 first although the recv from 2 comes first in op order.

@@ -92,6 +92,19 @@ def main():
         if f.read(8) != b"\x89PNG\r\n\x1a\n":
             fail("plot.py did not write a PNG")
 
+    # Every generated pattern once, every collective, one iteration.
+    for pattern in ("none", "one-late:1", "alternating", "normal", "gamma:3", "bernoulli:0.3"):
+        out_p = os.path.join(args.workdir, "pattern.jsonl")
+        p = run(mpi + ["--coll", "reduce,allreduce,scatter,gather", "--count", "10", "--iters", "1", "--warmup",
+                       "0", "--pattern", pattern, "--max-delay", "500us", "--quiet", "--out", out_p])
+        if p.returncode != 0:
+            fail("pattern %s: exit code %d" % (pattern, p.returncode))
+        records, problems = bench_schema.check_file(out_p)
+        if problems or not records or not all(r["correct"] for r in records):
+            fail("pattern %s: schema or result problems %s" % (pattern, problems[:3]))
+        if any(r["pattern"] != pattern or max(r["arrivals_s"]) > 500e-6 + 1e-12 for r in records):
+            fail("pattern %s: wrong pattern field or arrival beyond D" % pattern)
+
     # Window synchronisation, busy delay and a trace (with wrap for warm-up).
     trace = os.path.join(args.workdir, "trace.txt")
     with open(trace, "w") as f:

@@ -1,5 +1,7 @@
 #include "comm_cache.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 
@@ -20,7 +22,13 @@ const core::Program *ProgramCache::find(const std::string &key) {
 
 const core::Program &ProgramCache::insert(std::string key, core::Program program) {
   entries_.emplace_front(std::move(key), std::move(program));
-  while (entries_.size() > capacity_) entries_.pop_back();
+  // Keep at least the entry just inserted: the caller uses it.
+  while (entries_.size() > std::max<std::size_t>(capacity_, 1)) entries_.pop_back();
+  if (capacity_ == 0) {
+    uncached_ = std::move(entries_.front().second);
+    entries_.clear();
+    return uncached_;
+  }
   return entries_.front().second;
 }
 
@@ -80,6 +88,10 @@ int comm_state(MPI_Comm comm, CommState *&out) {
     return MPI_SUCCESS;
   }
   auto *state = new CommState;
+  // PATCOLL_SCHEDULE_CACHE: Programs kept per communicator (default 16;
+  // 0 rebuilds every call, to measure what the cache saves).
+  if (const char *capacity = std::getenv("PATCOLL_SCHEDULE_CACHE"); capacity && *capacity)
+    state->programs = ProgramCache(static_cast<std::size_t>(std::max(0L, std::atol(capacity))));
   int rc = MPI_Comm_dup(comm, &state->comm);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(state->comm, MPI_ERRORS_RETURN);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, &state->size);

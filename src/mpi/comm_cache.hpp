@@ -34,6 +34,7 @@ class ProgramCache {
  private:
   std::size_t capacity_;
   std::list<std::pair<std::string, core::Program>> entries_;  // most recent first
+  core::Program uncached_;  // capacity 0: the Program of the current call
   std::uint64_t hits_ = 0, misses_ = 0;
 };
 

@@ -19,17 +19,20 @@
 // the exchange is described in docs/preload.md): every rank measures its
 // offset (exit of the previous intercepted collective on the communicator ->
 // entry of this one), predicts it by a moving average, and every k calls
-// sends the prediction to every other rank with non-blocking point-to-point
-// messages on a private duplicate communicator; the vector is applied
-// (PAT_Set_arrivals) k calls later, at the same call index on every rank.
+// sends the prediction to rank 0 with a non-blocking send on a private
+// duplicate communicator; rank 0 relays the vector k/2 calls later, and it
+// is applied (PAT_Set_arrivals) k calls after the start, at the same call
+// index on every rank. No synchronising collective is added.
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -62,6 +65,8 @@ struct Config {
   int window = 5;
   int period = 8;
   double quantum = 1e-5;
+  bool entry_clock = true;  // PATCOLL_HISTORY_ESTIMATE=entry (default) or offset
+  bool any_patcoll = false;  // some collective is served by patcoll (PATs are worth setting)
   bool active = false;  // anything beyond "call PMPI"
 };
 
@@ -115,6 +120,7 @@ Config read_config() {
     config.algorithm[c] = name;
     config.why[c] = std::string(kEnv[c]) + "=" + name;
     config.active = true;
+    config.any_patcoll = true;
   }
   if (const char *v = std::getenv("PATCOLL_VERBOSE"); v && *v) config.verbose = std::atoi(v);
   if (const char *v = std::getenv("PATCOLL_PATS"); v && *v) {
@@ -122,6 +128,12 @@ Config read_config() {
     else if (std::strcmp(v, "none") != 0)
       config.problems.push_back(std::string("PATCOLL_PATS=") + v +
                                 " is not a PAT source of the shim (history, none); using none");
+  }
+  if (const char *v = std::getenv("PATCOLL_HISTORY_ESTIMATE"); v && *v) {
+    if (std::strcmp(v, "offset") == 0) config.entry_clock = false;
+    else if (std::strcmp(v, "entry") != 0)
+      config.problems.push_back(std::string("PATCOLL_HISTORY_ESTIMATE=") + v +
+                                " is not an estimator of the history PAT source (entry, offset); using entry");
   }
   config.window = static_cast<int>(env_long("PATCOLL_HISTORY_WINDOW", config.window, 1, config));
   config.period = static_cast<int>(env_long("PATCOLL_HISTORY_PERIOD", config.period, 1, config));
@@ -159,7 +171,8 @@ void report_startup() {
     for (int i = 0; i < 4; ++i)
       line += std::string(" ") + kCollName[i] + "=" + (c.algorithm[i].empty() ? "native" : c.algorithm[i]);
     if (c.history)
-      line += "; PATs: history (SMA window " + std::to_string(c.window) + ", exchange every " +
+      line += std::string("; PATs: history (") + (c.entry_clock ? "entry times" : "exit->entry offsets") +
+              ", SMA window " + std::to_string(c.window) + ", exchange every " +
               std::to_string(c.period) + " calls, quantum " + std::to_string(c.quantum) + " s)";
     else
       line += "; PATs: none";
@@ -172,14 +185,19 @@ void report_startup() {
 
 struct History {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: exchange traffic never meets the user's
-  ArrivalHistory own;
+  bool entry_clock = true;        // estimator: entry times on a common clock (else exit->entry offsets)
+  double clock_offset = 0;        // local steady clock + offset = rank 0's steady clock
+  ArrivalHistory own;             // entry times, or offsets
   double last_exit = -1;
   std::uint64_t calls = 0;
-  bool pending = false;
-  std::uint64_t apply_at = 0;
-  double send_value = 0;
-  std::vector<double> received;
-  std::vector<MPI_Request> requests;
+  bool pending = false, relayed = false;
+  std::uint64_t relay_at = 0, apply_at = 0;
+  int width = 1;                  // values per rank in an exchange
+  std::vector<double> row;        // this rank's values (send buffer)
+  std::vector<double> gathered;   // rank 0: every rank's row
+  std::vector<double> received;   // the PAT vector computed by rank 0
+  std::vector<MPI_Request> gather_requests;  // rank 0: the rows coming in
+  std::vector<MPI_Request> requests;         // completed at apply_at
   std::vector<double> pats;  // the vector last given to PAT_Set_arrivals
   // statistics (PATCOLL_VERBOSE=2)
   std::uint64_t exchanges = 0, updates = 0;
@@ -202,16 +220,35 @@ bool g_finalize_hook = false;
 std::set<ShimComm *> g_states;
 int g_next_id = 0;
 
-void finish_exchange(History &h) {
-  if (!h.requests.empty()) PMPI_Waitall(static_cast<int>(h.requests.size()), h.requests.data(), MPI_STATUSES_IGNORE);
-  h.requests.clear();
+void wait_all(std::vector<MPI_Request> &requests) {
+  if (!requests.empty()) PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  requests.clear();
+}
+
+constexpr int kGatherTag = 0, kRelayTag = 1;
+
+// Rank 0: every row is in (the senders posted them k/2 calls ago): compute
+// the PAT vector and send it to everybody.
+void relay(History &h, int size) {
+  wait_all(h.gather_requests);
+  h.received = mean_relative_arrivals(h.gathered, size, h.width);
+  for (int peer = 1; peer < size; ++peer) {
+    h.requests.push_back(MPI_REQUEST_NULL);
+    PMPI_Isend(h.received.data(), size, MPI_DOUBLE, peer, kRelayTag, h.comm, &h.requests.back());
+  }
+  h.relayed = true;
+}
+
+void finish_exchange(History &h, int size, int rank) {
+  if (rank == 0 && !h.relayed) relay(h, size);
+  wait_all(h.requests);
   h.pending = false;
 }
 
 void destroy(ShimComm *state) {
   if (g_states.erase(state) == 0) return;
   if (History *h = state->history.get()) {
-    if (h->pending) finish_exchange(*h);
+    if (h->pending) finish_exchange(*h, state->size, state->rank);
     if (config().verbose >= 2 && state->rank == 0 && h->calls > 0) {
       std::string pats;
       for (double p : h->pats) pats += " " + std::to_string(p * 1e6);
@@ -246,11 +283,54 @@ int finalize_sweep(MPI_Comm, int, void *, void *) {
   return MPI_SUCCESS;
 }
 
+// Offset of this rank's steady clock to rank 0's (collective over `comm`,
+// once per communicator): 0 when every rank runs on one node (one
+// CLOCK_MONOTONIC); otherwise the classic ping-pong estimate, the sample
+// with the shortest round trip of 8.
+double clock_offset(MPI_Comm comm, int rank, int size) {
+  MPI_Comm node = MPI_COMM_NULL;
+  int node_size = 0, all_local = 0;
+  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    PMPI_Comm_size(node, &node_size);
+    PMPI_Comm_free(&node);
+  }
+  int local = node_size == size ? 1 : 0;
+  PMPI_Allreduce(&local, &all_local, 1, MPI_INT, MPI_MIN, comm);
+  if (all_local) return 0;
+  constexpr int kRounds = 8, kPingTag = 2, kPongTag = 3;
+  double offset = 0;
+  if (rank == 0) {
+    for (int peer = 1; peer < size; ++peer)
+      for (int k = 0; k < kRounds; ++k) {
+        double t = 0;
+        PMPI_Recv(&t, 1, MPI_DOUBLE, peer, kPingTag, comm, MPI_STATUS_IGNORE);
+        t = now();
+        PMPI_Send(&t, 1, MPI_DOUBLE, peer, kPongTag, comm);
+      }
+  } else {
+    double best = std::numeric_limits<double>::infinity();
+    for (int k = 0; k < kRounds; ++k) {
+      double t0 = now(), root_time = 0;
+      PMPI_Send(&t0, 1, MPI_DOUBLE, 0, kPingTag, comm);
+      PMPI_Recv(&root_time, 1, MPI_DOUBLE, 0, kPongTag, comm, MPI_STATUS_IGNORE);
+      const double t1 = now();
+      if (t1 - t0 < best) {
+        best = t1 - t0;
+        offset = root_time - 0.5 * (t0 + t1);
+      }
+    }
+  }
+  return offset;
+}
+
 // The shim's state of `comm`; created (collectively: MPI_Comm_dup for the
 // history exchange) at the first intercepted call there. nullptr when MPI
-// refuses.
+// refuses. The collective part runs outside the mutex: with
+// MPI_THREAD_MULTIPLE two threads creating the states of two communicators
+// in different orders on different ranks would otherwise deadlock (only
+// the thread calling a collective on `comm` ever creates its state).
 ShimComm *shim_state(MPI_Comm comm, bool inter) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::unique_lock<std::mutex> lock(g_mutex);
   if (g_keyval == MPI_KEYVAL_INVALID &&
       PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_keyval, nullptr) != MPI_SUCCESS)
     return nullptr;
@@ -265,6 +345,8 @@ ShimComm *shim_state(MPI_Comm comm, bool inter) {
   int found = 0;
   if (PMPI_Comm_get_attr(comm, g_keyval, &attribute, &found) != MPI_SUCCESS) return nullptr;
   if (found) return static_cast<ShimComm *>(attribute);
+  const int id = g_next_id++;
+  lock.unlock();
 
   auto state = std::make_unique<ShimComm>();
   state->inter = inter;
@@ -273,16 +355,18 @@ ShimComm *shim_state(MPI_Comm comm, bool inter) {
   char name[MPI_MAX_OBJECT_NAME] = {0};
   int length = 0;
   PMPI_Comm_get_name(comm, name, &length);
-  const int id = g_next_id++;
   state->label = (length > 0 ? std::string(name, static_cast<std::size_t>(length)) : "communicator #" + std::to_string(id)) +
                  " (" + std::to_string(state->size) + " ranks" + (inter ? ", intercommunicator" : "") + ")";
   if (config().history && !inter && state->size > 1) {
     auto h = std::make_unique<History>(config().window);
+    h->entry_clock = config().entry_clock;
     if (PMPI_Comm_dup(comm, &h->comm) == MPI_SUCCESS) {
       PMPI_Comm_set_errhandler(h->comm, MPI_ERRORS_RETURN);
+      if (h->entry_clock) h->clock_offset = clock_offset(h->comm, state->rank, state->size);
       state->history = std::move(h);
     }
   }
+  lock.lock();
   if (PMPI_Comm_set_attr(comm, g_keyval, state.get()) != MPI_SUCCESS) {
     if (state->history && state->history->comm != MPI_COMM_NULL) PMPI_Comm_free(&state->history->comm);
     return nullptr;
@@ -293,15 +377,23 @@ ShimComm *shim_state(MPI_Comm comm, bool inter) {
 
 // --- the history PAT source -------------------------------------------------
 
-void history_enter(History &h, MPI_Comm comm, double entry) {
-  if (h.last_exit >= 0) h.own.record(entry - h.last_exit);
+void history_enter(History &h, MPI_Comm comm, int size, int rank, double entry) {
+  if (h.entry_clock) h.own.record(entry + h.clock_offset);
+  else if (h.last_exit >= 0) h.own.record(entry - h.last_exit);
   ++h.calls;
+  if (h.pending && rank == 0 && !h.relayed && h.calls == h.relay_at) {
+    const double wait_start = now();
+    relay(h, size);
+    h.wait_seconds += now() - wait_start;
+  }
   if (h.pending && h.calls == h.apply_at) {
     const double wait_start = now();
-    finish_exchange(h);
+    finish_exchange(h, size, rank);
     h.wait_seconds += now() - wait_start;
     std::vector<double> pats = relative_pats(h.received, config().quantum);
-    if (pats != h.pats && PAT_Set_arrivals(comm, pats.data()) == MPI_SUCCESS) {
+    // With every collective native the PATs are only measured (statistics):
+    // PAT_Set_arrivals would create patcoll's state (a collective dup) for nothing.
+    if (pats != h.pats && (!config().any_patcoll || PAT_Set_arrivals(comm, pats.data()) == MPI_SUCCESS)) {
       h.pats = std::move(pats);
       ++h.updates;
     }
@@ -312,23 +404,37 @@ void history_enter(History &h, MPI_Comm comm, double entry) {
 void history_exit(History &h, int size, int rank) {
   const double start = now();
   if (!h.pending && h.calls % static_cast<std::uint64_t>(config().period) == 0) {
-    h.send_value = h.own.predict();
+    // The row: the entry times of the last `window` calls (the same calls
+    // on every rank; NaN where there were fewer), or the SMA offset.
+    if (h.entry_clock) {
+      h.width = h.own.window();
+      h.row.assign(static_cast<std::size_t>(h.width), std::numeric_limits<double>::quiet_NaN());
+      const std::vector<double> recent = h.own.recent();
+      std::copy(recent.begin(), recent.end(), h.row.end() - static_cast<std::ptrdiff_t>(recent.size()));
+    } else {
+      h.width = 1;
+      h.row.assign(1, h.own.predict());
+    }
     h.received.assign(static_cast<std::size_t>(size), 0.0);
-    h.received[static_cast<std::size_t>(rank)] = h.send_value;
-    h.requests.assign(static_cast<std::size_t>(2 * (size - 1)), MPI_REQUEST_NULL);
-    std::size_t r = 0;
-    bool ok = true;
-    for (int peer = 0; peer < size && ok; ++peer) {
-      if (peer == rank) continue;
-      ok = PMPI_Irecv(&h.received[static_cast<std::size_t>(peer)], 1, MPI_DOUBLE, peer, 0, h.comm, &h.requests[r++]) ==
-           MPI_SUCCESS;
+    // Gather at rank 0 now, relay from rank 0 at call relay_at, apply
+    // everywhere at call apply_at: 2(P-1) messages per exchange.
+    if (rank == 0) {
+      h.gathered.assign(static_cast<std::size_t>(size) * static_cast<std::size_t>(h.width), 0.0);
+      std::copy(h.row.begin(), h.row.end(), h.gathered.begin());
+      h.gather_requests.assign(static_cast<std::size_t>(size - 1), MPI_REQUEST_NULL);
+      for (int peer = 1; peer < size; ++peer)
+        PMPI_Irecv(&h.gathered[static_cast<std::size_t>(peer) * static_cast<std::size_t>(h.width)], h.width,
+                   MPI_DOUBLE, peer, kGatherTag, h.comm, &h.gather_requests[static_cast<std::size_t>(peer - 1)]);
+    } else {
+      h.requests.assign(2, MPI_REQUEST_NULL);
+      PMPI_Irecv(h.received.data(), size, MPI_DOUBLE, 0, kRelayTag, h.comm, &h.requests[0]);
+      PMPI_Isend(h.row.data(), h.width, MPI_DOUBLE, 0, kGatherTag, h.comm, &h.requests[1]);
     }
-    for (int peer = 0; peer < size && ok; ++peer) {
-      if (peer == rank) continue;
-      ok = PMPI_Isend(&h.send_value, 1, MPI_DOUBLE, peer, 0, h.comm, &h.requests[r++]) == MPI_SUCCESS;
-    }
+    const auto period = static_cast<std::uint64_t>(config().period);
     h.pending = true;
-    h.apply_at = h.calls + static_cast<std::uint64_t>(config().period);
+    h.relayed = false;
+    h.relay_at = h.calls + std::max<std::uint64_t>(1, period / 2);
+    h.apply_at = h.calls + period;
     ++h.exchanges;
   }
   const double end = now();
@@ -360,7 +466,7 @@ int serve(int coll, MPI_Comm comm, Native &&native, Patcoll &&patcoll) {
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return native();
   ShimComm *state = (c.verbose > 0 || c.history) ? shim_state(comm, inter != 0) : nullptr;
   History *h = state ? state->history.get() : nullptr;
-  if (h) history_enter(*h, comm, now());
+  if (h) history_enter(*h, comm, state->size, state->rank, now());
 
   int rc = MPI_SUCCESS;
   const std::string &name = c.algorithm[coll];

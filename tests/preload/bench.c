@@ -10,7 +10,8 @@
  *     barrier exit to the collective's exit. Results are checked.
  *   bench overhead <bytes> <blocks> <calls>
  *     Blocks of <calls> back-to-back allreduces, MPI_Allreduce and
- *     PMPI_Allreduce blocks alternating; time per call of each block.
+ *     PMPI_Allreduce blocks alternating (A B B A ...); time per call of each
+ *     block.
  *
  * Rank 0 prints one line per variant: median, p25, p75 (microseconds), and
  * "<N> passed, <M> failed" for the result checks; exit code 1 on failure.
@@ -92,7 +93,8 @@ static int overhead(int argc, char **argv, int rank) {
   double *send = calloc((size_t)count, sizeof(double)), *recv = calloc((size_t)count, sizeof(double));
   double *per_call[2] = {malloc(sizeof(double) * (size_t)blocks), malloc(sizeof(double) * (size_t)blocks)};
   for (int b = -1; b < blocks; ++b) /* block -1: warm-up */
-    for (int variant = 0; variant < 2; ++variant) {
+    for (int order = 0; order < 2; ++order) { /* A B, then B A: no order bias */
+      const int variant = (b & 1) ? 1 - order : order;
       PMPI_Barrier(MPI_COMM_WORLD);
       const double start = MPI_Wtime();
       for (int c = 0; c < calls; ++c)

@@ -8,6 +8,7 @@
 
 using patcoll::preload::ArrivalHistory;
 using patcoll::preload::latest_rank;
+using patcoll::preload::mean_relative_arrivals;
 using patcoll::preload::relative_pats;
 
 TEST(ArrivalHistory, PredictsZeroBeforeTheFirstOffset) { EXPECT_EQ(ArrivalHistory(5).predict(), 0.0); }
@@ -66,4 +67,35 @@ TEST(LatestRank, IsTheRankWithTheLargestPat) { EXPECT_EQ(latest_rank({0.0, 3.0, 
 TEST(LatestRank, IsMinusOneWhenAllAreEqualOrEmpty) {
   EXPECT_EQ(latest_rank({1.0, 1.0}), -1);
   EXPECT_EQ(latest_rank({}), -1);
+}
+
+TEST(ArrivalHistory, RecentListsTheWindowOldestFirst) {
+  ArrivalHistory h(3);
+  h.record(1.0);
+  h.record(2.0);
+  EXPECT_EQ(h.recent(), (std::vector<double>{1.0, 2.0}));
+  h.record(3.0);
+  h.record(4.0);
+  EXPECT_EQ(h.recent(), (std::vector<double>{2.0, 3.0, 4.0}));
+}
+
+TEST(MeanRelativeArrivals, AveragesEachCallsArrivalsRelativeToItsEarliestRank) {
+  // rank-major: rank 0 at calls {10, 20}, rank 1 at {12, 20}, rank 2 at {11, 26}
+  const std::vector<double> samples{10, 20, 12, 20, 11, 26};
+  const auto p = mean_relative_arrivals(samples, 3, 2);
+  EXPECT_DOUBLE_EQ(p[0], 0.0);
+  EXPECT_DOUBLE_EQ(p[1], 1.0);
+  EXPECT_DOUBLE_EQ(p[2], 3.5);
+}
+
+TEST(MeanRelativeArrivals, SkipsCallsWithAMissingValue) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto p = mean_relative_arrivals({nan, 5, 100, 7}, 2, 2);
+  EXPECT_DOUBLE_EQ(p[0], 0.0);
+  EXPECT_DOUBLE_EQ(p[1], 2.0);
+}
+
+TEST(MeanRelativeArrivals, IsAllZerosWithoutACompleteCall) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(mean_relative_arrivals({nan, 1.0}, 2, 1), (std::vector<double>{0.0, 0.0}));
 }

@@ -161,4 +161,17 @@ TEST(BiGreedy, LowerLangouFig8SixteenProcessesFiveSegmentsMatchTheReverseBroadca
   EXPECT_DOUBLE_EQ(bi_greedy(unit_costs(16, 5)).completion_time, 8 * 3.0);
 }
 
+TEST(BiGreedy, ConjecturedLengthCeilLog2PPlusQMinusOneHoldsWhereChecked) {
+  // [LL] conjecture: bi_greedy is as fast as a reverse optimal broadcast,
+  // ⌈log2 p⌉ + q − 1 rounds of t_comm + t_comp. It holds for every p ≤ 64,
+  // q ≤ 24 here (and in the wider sweep of docs/generators.md) with equal
+  // arrivals; no counterexample found.
+  for (auto [comm, comp] : std::vector<std::pair<double, double>>{{2, 1}, {1, 0}, {2.5, 0.7}})
+    for (int p = 2; p <= 64; ++p)
+      for (int q = 1; q <= 24; q += (q < 6 ? 1 : 5))
+        EXPECT_NEAR(bi_greedy(unit_costs(p, q, comm, comp)).completion_time, (ceil_log2(p) + q - 1) * (comm + comp),
+                    1e-9 * (comm + comp))
+            << "p=" << p << " q=" << q << " t_comm=" << comm << " t_comp=" << comp;
+}
+
 }  // namespace

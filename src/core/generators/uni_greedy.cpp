@@ -9,11 +9,9 @@
 // instead. The sender is done with the segment at t + t_comm, the receiver
 // busy until t + t_comm + t_comp, t_comm = α + βs, t_comp = γs.
 // Cost of the schedule: optimal among in-order reductions ([LL] Thm. 5).
-// Generation: O(q·p·log p). Source: [LL] §V, Algorithm 1, Lemma 1.
+// Generation: O(q·p) after one sort (two sorted queues, no heap). Source: [LL] §V, Algorithm 1, Lemma 1.
 #include <algorithm>
 #include <cmath>
-#include <functional>
-#include <queue>
 
 #include "greedy.hpp"
 
@@ -43,25 +41,41 @@ Schedule uni_greedy(const GreedyInput &input) {
     for (int p = 0; p < procs; ++p) ready[p] = input.arrivals[p] - first;
   }
   events.reserve(static_cast<std::size_t>(procs - 1) * input.segments);
-  using Entry = std::pair<double, int>;  // (available at, rank)
+  // The holders of a segment as two sorted queues instead of a heap: the
+  // start times t = x_g2 never decrease within a segment, so receivers
+  // re-enter in key order (a FIFO), and the senders leave in key order,
+  // which gives the next segment's sorted start list (the Huffman two-queue
+  // trick). Keys are (available at, rank), as a heap with rank ties would.
+  using Entry = std::pair<double, int>;
+  auto append_sorted = [](std::vector<Entry> &queue, std::size_t floor, Entry e) {
+    queue.push_back(e);  // keys arrive non-decreasing: only rank ties move
+    for (std::size_t k = queue.size() - 1; k > floor && queue[k] < queue[k - 1]; --k) std::swap(queue[k], queue[k - 1]);
+  };
+  std::vector<Entry> holders, received, next;
+  for (int p = 0; p < procs; ++p) holders.push_back({ready[p], p});
+  std::sort(holders.begin(), holders.end());
   for (int segment = 0; segment < input.segments; ++segment) {
-    std::vector<Entry> start;
-    start.reserve(static_cast<std::size_t>(procs));
-    for (int p = 0; p < procs; ++p) start.push_back({ready[p], p});
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> holders(std::greater<>{}, std::move(start));
-    while (holders.size() > 1) {
-      const Entry g1 = holders.top();
-      holders.pop();
-      const Entry g2 = holders.top();
-      holders.pop();
+    received.clear();
+    next.clear();
+    std::size_t ia = 0, ib = 0;
+    auto pop_min = [&] {
+      if (ib < received.size() && (ia >= holders.size() || received[ib] < holders[ia])) return received[ib++];
+      return holders[ia++];
+    };
+    for (int left = procs; left > 1; --left) {
+      const Entry g1 = pop_min(), g2 = pop_min();
       const double t = g2.first;
       int sender = g1.second, receiver = g2.second;
       if (sender == input.root) std::swap(sender, receiver);
       events.push_back({t, sender, receiver, segment});
       ready[sender] = t + comm;
       ready[receiver] = t + comm + comp;
-      holders.push({ready[receiver], receiver});
+      append_sorted(next, 0, {ready[sender], sender});
+      append_sorted(received, ib, {ready[receiver], receiver});
     }
+    const Entry last = pop_min();  // the root, done with this segment
+    next.insert(std::lower_bound(next.begin(), next.end(), last), last);
+    holders.swap(next);
   }
   const double completion = *std::max_element(ready.begin(), ready.end());
   return detail::greedy_schedule(input, "uni_greedy", std::move(events), procs > 1 ? completion : 0);

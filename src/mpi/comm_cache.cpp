@@ -78,20 +78,26 @@ int ensure_keyvals() {
 }  // namespace
 
 int comm_state(MPI_Comm comm, CommState *&out) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  PATCOLL_MPI_CHECK(ensure_keyvals());
-  void *attribute = nullptr;
-  int found = 0;
-  PATCOLL_MPI_CHECK(MPI_Comm_get_attr(comm, g_keyval, &attribute, &found));
-  if (found) {
-    out = static_cast<CommState *>(attribute);
-    return MPI_SUCCESS;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    PATCOLL_MPI_CHECK(ensure_keyvals());
+    void *attribute = nullptr;
+    int found = 0;
+    PATCOLL_MPI_CHECK(MPI_Comm_get_attr(comm, g_keyval, &attribute, &found));
+    if (found) {
+      out = static_cast<CommState *>(attribute);
+      return MPI_SUCCESS;
+    }
   }
+  // First use of `comm`: the duplicate is made without holding the
+  // process-wide lock (MPI_Comm_dup is collective; two threads setting up
+  // two communicators at once must not wait for each other).
   auto *state = new CommState;
   // PATCOLL_SCHEDULE_CACHE: Programs kept per communicator (default 16;
   // 0 rebuilds every call, to measure what the cache saves).
   if (const char *capacity = std::getenv("PATCOLL_SCHEDULE_CACHE"); capacity && *capacity)
     state->programs = ProgramCache(static_cast<std::size_t>(std::max(0L, std::atol(capacity))));
+  int found = 0;
   int rc = MPI_Comm_dup(comm, &state->comm);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(state->comm, MPI_ERRORS_RETURN);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, &state->size);
@@ -101,6 +107,7 @@ int comm_state(MPI_Comm comm, CommState *&out) {
     rc = MPI_Comm_get_attr(comm, MPI_TAG_UB, &tag_ub, &found);
     if (rc == MPI_SUCCESS && found && tag_ub && *tag_ub > 0) state->tag_ub = *tag_ub;
   }
+  std::lock_guard<std::mutex> lock(g_mutex);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, g_keyval, state);
   if (rc != MPI_SUCCESS) {
     if (state->comm != MPI_COMM_NULL) MPI_Comm_free(&state->comm);

@@ -35,16 +35,8 @@ class MovementSuite {
   int run() {
     Suite suite;
     algorithms_ = algorithms_of(name_);
-    int world_rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm split;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &split);
-    for (MPI_Comm comm : {MPI_COMM_WORLD, split}) matrix(suite, comm);
-    setenv("PATCOLL_SEGMENT_BYTES", "64", 1);
-    matrix(suite, MPI_COMM_WORLD, /*only_large=*/true);
-    unsetenv("PATCOLL_SEGMENT_BYTES");
+    sweep_communicators([&](MPI_Comm comm, bool only_large) { matrix(suite, comm, only_large); });
     bad_input(suite, MPI_COMM_WORLD);
-    MPI_Comm_free(&split);
     return suite.finish();
   }
 

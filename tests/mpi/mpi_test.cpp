@@ -1,6 +1,7 @@
 #include "mpi_test.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "patcoll.h"
 
@@ -34,6 +35,18 @@ int Suite::finish() {
     std::fflush(stdout);
   }
   return max_failed == 0 ? 0 : 1;
+}
+
+void sweep_communicators(const std::function<void(MPI_Comm, bool)> &matrix) {
+  int world_rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm split;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &split);
+  for (MPI_Comm comm : {MPI_COMM_WORLD, split}) matrix(comm, false);
+  setenv("PATCOLL_SEGMENT_BYTES", "64", 1);
+  matrix(MPI_COMM_WORLD, true);
+  unsetenv("PATCOLL_SEGMENT_BYTES");
+  MPI_Comm_free(&split);
 }
 
 std::vector<std::string> algorithms_of(const char *collective) {

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ class Suite {
   long long passed_ = 0, failed_ = 0;
   int printed_ = 0;
 };
+
+// The standard sweep of a case matrix: `matrix(comm, only_large)` over
+// MPI_COMM_WORLD and a parity split (odd sizes when P is odd), then once
+// more on MPI_COMM_WORLD with 64-byte segments so multi-segment paths run.
+void sweep_communicators(const std::function<void(MPI_Comm, bool)> &matrix);
 
 // The algorithms registered for `collective`, native first.
 std::vector<std::string> algorithms_of(const char *collective);

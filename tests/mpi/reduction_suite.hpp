@@ -101,17 +101,8 @@ class ReductionSuite {
   int run() {
     Suite suite;
     algorithms_ = algorithms_of(collective_);
-    MPI_Comm split;
-    int world_rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &split);
-    for (MPI_Comm comm : {MPI_COMM_WORLD, split}) matrix(suite, comm);
-    // Small segments so that multi-segment paths run over MPI too.
-    setenv("PATCOLL_SEGMENT_BYTES", "64", 1);
-    matrix(suite, MPI_COMM_WORLD, /*only_large=*/true);
-    unsetenv("PATCOLL_SEGMENT_BYTES");
+    sweep_communicators([&](MPI_Comm comm, bool only_large) { matrix(suite, comm, only_large); });
     bad_input(suite, MPI_COMM_WORLD);
-    MPI_Comm_free(&split);
     return suite.finish();
   }
 

@@ -15,7 +15,8 @@
 //   always OR-ing all-except-one (Listing 3, O(N/64·log P)) it first walks
 //   the candidate bits of the tree root and asks find-leftmost(-from)
 //   (O(log P) each); all-except-one is the fallback after a few misses.
-//   Same answer, ~3x faster at P = N = 512.
+//   Same answer, faster. Leaves stay in place across rounds when the head
+//   does not move them, and updates stop climbing at an unchanged node.
 // Cost: O(R·|G|·(N/64)·log P) time, O(P·N/64) words of memory.
 // Source: [PO] §5, Listings 3–8; definition in clairvoyant.hpp.
 #include <algorithm>
@@ -40,7 +41,8 @@ class SegmentTree {
   Word *leaf(int l) { return node(leaves_ + l); }
   int leaf_count() const { return leaves_; }
 
-  // Recomputes every ancestor of the given leaves, each once, level by level.
+  // Recomputes every ancestor of the given leaves, each once, level by
+  // level; a node whose value does not change stops the climb.
   void update(std::vector<int> &leaf_list) {
     cur_.clear();
     for (int l : leaf_list) cur_.push_back(leaves_ + l);
@@ -50,20 +52,26 @@ class SegmentTree {
         const int parent = n >> 1;
         if (!mark_[parent]) mark_[parent] = 1, next_.push_back(parent);
       }
+      std::size_t kept = 0;
       for (int parent : next_) {
-        combine(parent);
         mark_[parent] = 0;
+        if (combine(parent)) next_[kept++] = parent;
       }
+      next_.resize(kept);
       cur_.swap(next_);
     }
   }
   void update_path(int l) {
-    for (int n = (leaves_ + l) >> 1; n >= 1; n >>= 1) combine(n);
+    for (int n = (leaves_ + l) >> 1; n >= 1; n >>= 1)
+      if (!combine(n)) break;
   }
   void update_bit(int l, int bit) {
     const int w = bit >> 6;
-    for (int n = (leaves_ + l) >> 1; n >= 1; n >>= 1)
-      node(n)[w] = node(2 * n)[w] | node(2 * n + 1)[w];
+    for (int n = (leaves_ + l) >> 1; n >= 1; n >>= 1) {
+      const Word value = node(2 * n)[w] | node(2 * n + 1)[w];
+      if (value == node(n)[w]) break;
+      node(n)[w] = value;
+    }
   }
   // OR of every leaf except `l` (Listing 3).
   void all_except_one(int l, Word *out) {
@@ -88,10 +96,17 @@ class SegmentTree {
   }
 
  private:
-  void combine(int n) {
+  // node = left | right; false when that changed nothing.
+  bool combine(int n) {
     Word *out = node(n);
     const Word *a = node(2 * n), *b = node(2 * n + 1);
-    for (int w = 0; w < words_; ++w) out[w] = a[w] | b[w];
+    Word changed = 0;
+    for (int w = 0; w < words_; ++w) {
+      const Word value = a[w] | b[w];
+      changed |= value ^ out[w];
+      out[w] = value;
+    }
+    return changed != 0;
   }
   int words_, leaves_;
   std::vector<Word> nodes_;

@@ -73,6 +73,48 @@ int PAT_Set_cost_model(MPI_Comm comm, double alpha, double beta, double gamma);
 int PAT_Algorithm_count(const char *collective);
 const char *PAT_Algorithm_name(const char *collective, int index);
 
+/* ---- PAT runtime ([PS] Fig. 4; docs/runtime.md) -------------------------
+ * A background thread per process predicts this process's arrival at the
+ * next collective and exchanges the predictions, so that the PAP-aware
+ * algorithms get a PAT vector without PAT_Set_arrivals:
+ *
+ *   MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...); PAT_Init(MPI_COMM_WORLD);
+ *   for (...) { PAT_ProcessingStart(); compute 50%; PAT_Edge(0.5);
+ *               compute the rest; PAT_ProcessingEnd(); PAT_Scatter(...); }
+ *   PAT_Finalize();
+ *
+ * PAT_Init(comm) is collective over comm; it needs MPI_THREAD_MULTIPLE
+ * (otherwise MPI_ERR_OTHER, and the collectives keep working without
+ * PATs). One runtime per process: PAT_Init twice is MPI_ERR_OTHER. At
+ * PAT_Edge(f) (0 < f <= 1, once per phase, same number of edges on every
+ * rank) the arrival is predicted and exchanged in the background; the next
+ * collective on comm waits for that exchange and then uses the vector.
+ * State errors (no PAT_Init, PAT_Finalize twice, PAT_Edge outside
+ * ProcessingStart/End, two edges in a phase) are MPI_ERR_OTHER; bad
+ * arguments MPI_ERR_ARG; PAT_Last_error() says which. PAT_Finalize is
+ * collective over comm; a runtime not finalised is stopped at MPI_Finalize. */
+int PAT_Init(MPI_Comm comm);
+int PAT_Finalize(void);
+int PAT_Initialized(int *flag);
+/* PAT_Set_algorithm on the runtime's communicator (before PAT_Init: for
+ * the whole process). */
+int PAT_UseAlg(const char *collective, const char *name);
+int PAT_ProcessingStart(void);
+int PAT_Edge(double fraction);
+int PAT_ProcessingEnd(void);
+/* The predictor: "edge" (elapsed / fraction; the default), "last" (the
+ * previous phase's measured length), "sma" / "sma:<k>" (mean of the last k
+ * measured lengths, k = 5 by default). Also the environment variable
+ * PATCOLL_PREDICTOR, read at PAT_Init; this call takes precedence. */
+int PAT_Set_predictor(const char *name);
+/* The newest exchanged PAT vector (one value per rank of the runtime's
+ * communicator, seconds, earliest = 0; zeros before the first exchange);
+ * waits for an exchange in flight. */
+int PAT_Get_arrivals(double *arrivals);
+/* This process's prediction at its last edge and the measured length of
+ * its last completed phase (seconds; NaN when there is none yet). */
+int PAT_Get_prediction(double *predicted, double *measured);
+
 /* A description of the last error returned on the calling thread ("" if
  * none). */
 const char *PAT_Last_error(void);

@@ -166,7 +166,9 @@ int common_checks(MPI_Comm comm, CommState *&state, bool &inter) {
   PATCOLL_MPI_CHECK(MPI_Comm_test_inter(comm, &flag));
   inter = flag != 0;
   if (inter) return MPI_SUCCESS;
-  return comm_state(comm, state);
+  if (int rc = comm_state(comm, state); rc != MPI_SUCCESS) return rc;
+  state->mailbox->take(state->arrivals);  // the PAT runtime's newest vector, if any
+  return MPI_SUCCESS;
 }
 
 int check_type(MPI_Datatype type, const char *which) {

@@ -32,6 +32,30 @@ const core::Program &ProgramCache::insert(std::string key, core::Program program
   return entries_.front().second;
 }
 
+void ArrivalsMailbox::expect() {
+  std::lock_guard<std::mutex> lock(mutex);
+  ++expected;
+}
+
+void ArrivalsMailbox::deliver(std::vector<double> arrivals) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    latest = std::move(arrivals);
+    fresh = true;
+    ++delivered;
+  }
+  delivered_cv.notify_all();
+}
+
+bool ArrivalsMailbox::take(std::vector<double> &out) {
+  std::unique_lock<std::mutex> lock(mutex);
+  delivered_cv.wait(lock, [&] { return delivered >= expected; });
+  if (!fresh) return false;
+  fresh = false;
+  out = latest;
+  return true;
+}
+
 namespace {
 
 std::mutex g_mutex;

@@ -8,8 +8,11 @@
 #include <mpi.h>
 
 #include <array>
+#include <condition_variable>
 #include <cstdint>
 #include <list>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,6 +41,25 @@ class ProgramCache {
   std::uint64_t hits_ = 0, misses_ = 0;
 };
 
+// PAT vectors handed over by another thread (the PAT runtime, src/runtime/).
+// The runtime announces an exchange (expect) when PAT_Edge is called and
+// delivers its result from its background thread; a collective on the
+// communicator first waits for every announced exchange (so all ranks use
+// the vector of the same edge) and then takes the newest vector.
+struct ArrivalsMailbox {
+  std::mutex mutex;
+  std::condition_variable delivered_cv;
+  std::uint64_t expected = 0, delivered = 0;
+  bool fresh = false;           // a vector not yet taken
+  std::vector<double> latest;   // empty: balanced
+
+  void expect();
+  void deliver(std::vector<double> arrivals);  // thread-safe
+  // Waits for the announced exchanges; true and `out` set when a vector
+  // arrived since the last take.
+  bool take(std::vector<double> &out);
+};
+
 struct CommState {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate
   int size = 1;
@@ -48,6 +70,7 @@ struct CommState {
   std::optional<core::CostModel> cost;
   std::array<std::string, 4> algorithm;  // per core::Collective; "" = not set
   ProgramCache programs;
+  std::shared_ptr<ArrivalsMailbox> mailbox = std::make_shared<ArrivalsMailbox>();  // shared with the runtime
 
   // The tag of the next collective call: the same on every rank because
   // collectives on a communicator are called in the same order everywhere.

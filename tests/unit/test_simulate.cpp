@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "core/algorithm.hpp"
 #include "core/simulate.hpp"
@@ -355,4 +356,33 @@ TEST(Simulate, ChainPipelineTakesPMinusOnePlusTwiceNMinusOneRoundsUnidirectional
       ASSERT_EQ(r.error, "");
       EXPECT_NEAR(r.run_time, (procs - 1 + 2 * (segments - 1)) * kTransfer, 1e-9) << "P=" << procs << " N=" << segments;
     }
+}
+
+TEST(Simulate, EveryCatalogueAlgorithmRunsToCompletionInBothPortModels) {
+  std::mt19937_64 rng(11);
+  int cases = 0;
+  for (const Algorithm &algorithm : algorithms())
+    for (int procs : {1, 2, 3, 5, 8, 17})
+      for (std::int64_t count : {std::int64_t{0}, std::int64_t{1}, std::int64_t{procs + 1}, std::int64_t{1000}})
+        for (bool with_pats : {false, true})
+          for (PortModel ports : {PortModel::full_duplex, PortModel::unidirectional}) {
+            Params params = model(procs);
+            params.collective = algorithm.collective;
+            params.count = count;
+            params.root = procs / 2;
+            params.segment_elements = 7;
+            if (with_pats) {
+              std::uniform_real_distribution<double> delay(0.0, 50.0);
+              for (int r = 0; r < procs; ++r) params.arrivals.push_back(delay(rng));
+            }
+            if (!unsupported_reason(algorithm, params).empty()) continue;
+            SimulateOptions options;
+            options.ports = ports;
+            const SimulateResult r = simulate(algorithm, params, options);
+            ASSERT_EQ(r.error, "") << to_string(algorithm.collective) << " " << algorithm.name << " P=" << procs
+                                   << " count=" << count << " " << to_string(ports);
+            EXPECT_GE(r.run_time, 0.0);
+            ++cases;
+          }
+  EXPECT_GT(cases, 100);
 }

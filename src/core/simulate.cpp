@@ -69,9 +69,17 @@ struct Posted {
   bool combine = false;  // recv side only
 };
 
+// Unmatched posts of one ordered pair: a FIFO of one side only (if both
+// sides had posts waiting they would have matched). Nodes live in one pool
+// with a free list, so a pair costs no allocation of its own.
 struct PairQueue {
-  std::vector<Posted> sends, recvs;
-  std::size_t send_head = 0, recv_head = 0;
+  std::int32_t head = -1, tail = -1;  // pool indices
+  bool sends = false;                  // which side the waiting posts are
+};
+
+struct PostedNode {
+  Posted posted;
+  std::int32_t next = -1;
 };
 
 enum class EventKind : std::uint8_t { try_start, complete };
@@ -101,7 +109,9 @@ struct RankState {
 class Simulator {
  public:
   Simulator(const Params &params, const std::vector<Program> &programs, const SimulateOptions &options)
-      : params_(params), programs_(programs), options_(options), ranks_(programs.size()) {}
+      : params_(params), programs_(programs), options_(options), ranks_(programs.size()) {
+    pairs_.reserve(2 * programs.size());
+  }
 
   SimulateResult run() {
     const int procs = static_cast<int>(programs_.size());
@@ -203,19 +213,30 @@ class Simulator {
   // Posts one side of the message src -> dst and matches it FIFO.
   void post(int src, int dst, bool is_send, Posted posted) {
     PairQueue &pair = pairs_[(static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst)];
-    auto &mine = is_send ? pair.sends : pair.recvs;
-    auto &mine_head = is_send ? pair.send_head : pair.recv_head;
-    auto &theirs = is_send ? pair.recvs : pair.sends;
-    auto &theirs_head = is_send ? pair.recv_head : pair.send_head;
-    if (theirs_head == theirs.size()) {
-      if (mine_head == mine.size()) {
-        mine.clear();
-        mine_head = 0;
+    if (pair.head < 0 || pair.sends == is_send) {  // nothing to match: wait in the FIFO
+      std::int32_t node;
+      if (free_node_ >= 0) {
+        node = free_node_;
+        free_node_ = pool_[static_cast<std::size_t>(node)].next;
+        pool_[static_cast<std::size_t>(node)] = PostedNode{posted, -1};
+      } else {
+        node = static_cast<std::int32_t>(pool_.size());
+        pool_.push_back(PostedNode{posted, -1});
       }
-      mine.push_back(posted);
+      if (pair.head < 0) {
+        pair.head = node;
+        pair.sends = is_send;
+      } else {
+        pool_[static_cast<std::size_t>(pair.tail)].next = node;
+      }
+      pair.tail = node;
       return;
     }
-    const Posted other = theirs[theirs_head++];
+    const std::int32_t node = pair.head;
+    const Posted other = pool_[static_cast<std::size_t>(node)].posted;
+    pair.head = pool_[static_cast<std::size_t>(node)].next;
+    pool_[static_cast<std::size_t>(node)].next = free_node_;
+    free_node_ = node;
     const Posted &send = is_send ? posted : other;
     const Posted &recv = is_send ? other : posted;
     if (send.count != recv.count) {
@@ -224,8 +245,16 @@ class Simulator {
                       std::to_string(recv.step) + " receives " + std::to_string(recv.count);
       return;
     }
-    const auto id = static_cast<std::int64_t>(messages_.size());
-    messages_.push_back(Message{src, dst, send.step, recv.step, send.count * params_.element_bytes, recv.combine});
+    const Message message{src, dst, send.step, recv.step, send.count * params_.element_bytes, recv.combine};
+    std::int64_t id;
+    if (!free_messages_.empty()) {  // slots of completed messages are reused
+      id = free_messages_.back();
+      free_messages_.pop_back();
+      messages_[static_cast<std::size_t>(id)] = message;
+    } else {
+      id = static_cast<std::int64_t>(messages_.size());
+      messages_.push_back(message);
+    }
     push(std::max(send.time, recv.time), EventKind::try_start, id);
   }
 
@@ -255,6 +284,7 @@ class Simulator {
 
   void complete(std::int64_t id, double time) {
     const Message message = messages_[static_cast<std::size_t>(id)];
+    free_messages_.push_back(id);
     finish_op(message.src, time, 0);
     if (result_.error.empty()) finish_op(message.dst, time, message.combine ? message.bytes : 0);
   }
@@ -310,7 +340,10 @@ class Simulator {
   const SimulateOptions &options_;
   std::vector<RankState> ranks_;
   std::vector<Message> messages_;
+  std::vector<std::int64_t> free_messages_;
   std::unordered_map<std::uint64_t, PairQueue> pairs_;
+  std::vector<PostedNode> pool_;
+  std::int32_t free_node_ = -1;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::uint64_t next_sequence_ = 0;
   SimulateResult result_;

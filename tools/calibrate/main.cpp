@@ -1,8 +1,11 @@
 // patcoll-calibrate — measures the Hockney cost model of the communicator
 // and writes it as a PATCOLL_MODEL file.
-//   α: half the round trip of an 8-byte ping-pong between ranks 0 and 1;
-//   β: the slope of the ping-pong time between 8 B and --bytes;
-//   γ: MPI_Reduce_local(MPI_SUM) on floats, seconds per byte.
+//   α: one round of an 8-byte ring exchange in which every rank sends and
+//      receives at once (the slowest rank's time) — the round latency of
+//      the collective algorithms' model, contention and scheduling included;
+//   β: the slope of that round time between 8 B and --bytes;
+//   γ: MPI_Reduce_local(MPI_SUM) on floats on every rank at once, seconds
+//      per byte (slowest rank).
 // Each is the median of --repetitions measurements. With one rank only γ
 // is measured and α, β keep the built-in values.
 //
@@ -25,21 +28,23 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// Median one-way time of a `bytes` message between ranks 0 and 1.
-double ping_pong(int rank, int bytes, int repetitions) {
-  std::vector<char> buffer(static_cast<std::size_t>(std::max(bytes, 1)));
+// Median time of one round in which EVERY rank sends `bytes` to its right
+// neighbour and receives from its left one (slowest rank per round). This
+// is the round of Clairvoyant's model with all processes communicating at
+// once, so it includes contention and, on oversubscribed cores, the
+// scheduling delay — a two-rank ping-pong with idle neighbours does not.
+double ring_round(int rank, int size, int bytes, int repetitions) {
+  std::vector<char> out(static_cast<std::size_t>(std::max(bytes, 1))), in(out.size());
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
   std::vector<double> times;
   for (int r = 0; r < repetitions + 2; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
-    if (rank == 0) {
-      MPI_Send(buffer.data(), bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-      MPI_Recv(buffer.data(), bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else if (rank == 1) {
-      MPI_Recv(buffer.data(), bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(buffer.data(), bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
-    }
-    if (r >= 2) times.push_back((MPI_Wtime() - start) / 2);
+    MPI_Sendrecv(out.data(), bytes, MPI_BYTE, right, 0, in.data(), bytes, MPI_BYTE, left, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    double mine = MPI_Wtime() - start, slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (r >= 2) times.push_back(slowest);
   }
   return median(times);
 }
@@ -84,8 +89,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   patcoll::core::CostModel model;
   if (size >= 2) {
-    const double small = ping_pong(rank, 8, repetitions);
-    const double large = ping_pong(rank, bytes, repetitions);
+    const double small = ring_round(rank, size, 8, repetitions);
+    const double large = ring_round(rank, size, bytes, repetitions);
     model.alpha = small;
     model.beta = std::max(0.0, (large - small) / (bytes - 8));
   }

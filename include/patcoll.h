@@ -115,6 +115,28 @@ int PAT_Get_arrivals(double *arrivals);
  * its last completed phase (seconds; NaN when there is none yet). */
 int PAT_Get_prediction(double *predicted, double *measured);
 
+/* Background collectives ([PS] Figs. 6, 8, 10, 12; docs/runtime.md): a
+ * persistent-collective-style handle on the runtime's communicator.
+ * Scatter "bsln" / "bsbn" (the slin / sbn patterns with every non-root's
+ * part in the background thread); gather "bsls" / "bsbn" (sls / sbn with
+ * the root's part in the background thread). *_init is collective, called
+ * outside a phase; contiguous datatypes only; no MPI_IN_PLACE for gathers.
+ * After each PAT_Edge the background thread runs its part (so a non-root
+ * scatter receiver may receive into recvbuf, and a gather root into
+ * recvbuf, while still computing: do not touch those buffers between the
+ * edge and PAT_Run); PAT_Run(handle), once per iteration on every rank, is
+ * the collective call itself (the scatter root's / gather non-roots' part,
+ * or waiting for the background part). Without an edge since the last
+ * PAT_Run it runs everything in the foreground. Free the handles before
+ * PAT_Finalize (else MPI_ERR_OTHER). */
+typedef struct PAT_Handle_s *PAT_Handle;
+int PAT_Scatter_init(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Gather_init(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Run(PAT_Handle handle);
+int PAT_Handle_free(PAT_Handle *handle);
+
 /* A description of the last error returned on the calling thread ("" if
  * none). */
 const char *PAT_Last_error(void);

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
@@ -17,13 +18,18 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/algorithm.hpp"
 #include "core/runtime/predictor.hpp"
 #include "mpi/comm_cache.hpp"
+#include "mpi/datatype.hpp"
 #include "mpi/error.hpp"
+#include "mpi/executor.hpp"
+#include "mpi/registry.hpp"
 #include "patcoll.h"
 
 namespace patcoll::runtime {
@@ -33,6 +39,38 @@ using Clock = std::chrono::steady_clock;
 using core::runtime::Predictor;
 using core::runtime::PredictorConfig;
 
+
+// A registered background collective (PAT_Scatter_init / PAT_Gather_init):
+// the same Program as its foreground twin (slin, sbn, sls), with the part
+// of the ranks that [PS] moves to the background thread (scatter: every
+// non-root; gather: the root) run by the background thread right after the
+// exchange at the edge, on the handle's own communicator.
+struct Handle {
+  core::Collective collective = core::Collective::scatter;
+  const mpi::Entry *entry = nullptr;
+  const void *send = nullptr;  // root (scatter) / own block (gather)
+  void *recv = nullptr;        // own block (scatter) / root (gather)
+  bool in_place = false;
+  int root = 0, rank = 0, size = 1, tag_ub = 32767;
+  long long block = 0;  // bytes per rank
+  MPI_Comm comm = MPI_COMM_NULL;
+  bool background_part = false;
+  std::vector<char> stand_in;  // gather root: its own block while in the background
+  // Guarded by Runtime::mutex.
+  std::uint64_t runs = 0;                  // completed PAT_Run calls
+  std::uint64_t armed_for = ~std::uint64_t{0};  // `runs` when an edge last armed it
+  int pending = 0;                         // armed edges not yet processed
+  bool background_done = false;
+  int background_rc = MPI_SUCCESS;
+  std::vector<double> arrivals;  // of the last exchange (same on every rank)
+};
+
+struct EdgeItem {
+  double estimate = 0;
+  std::vector<std::pair<Handle *, std::uint64_t>> handles;  // and the run (tag) each is armed for
+};
+
+int run_program(Handle &h, std::uint64_t run, const std::vector<double> &arrivals, bool background);
 
 struct Runtime {
   MPI_Comm comm = MPI_COMM_NULL;  // the runtime's own duplicate
@@ -46,7 +84,8 @@ struct Runtime {
   std::mutex mutex;
   std::condition_variable cv;
   bool stop = false;
-  std::deque<double> queue;  // predictions waiting to be exchanged
+  std::deque<EdgeItem> queue;  // predictions waiting to be exchanged
+  std::set<Handle *> handles;
   std::uint64_t requested = 0, exchanged = 0;
   std::vector<double> last_vector;
   int exchange_error = MPI_SUCCESS;
@@ -65,14 +104,15 @@ bool g_finalize_hook = false;
 
 void background(Runtime *rt) {
   for (;;) {
-    double estimate = 0;
+    EdgeItem item;
     {
       std::unique_lock<std::mutex> lock(rt->mutex);
       rt->cv.wait(lock, [&] { return rt->stop || !rt->queue.empty(); });
       if (rt->queue.empty()) return;  // stop, and every announced exchange done
-      estimate = rt->queue.front();
+      item = std::move(rt->queue.front());
       rt->queue.pop_front();
     }
+    double estimate = item.estimate;
     std::vector<double> all(static_cast<std::size_t>(rt->size), 0.0);
     MPI_Request request = MPI_REQUEST_NULL;
     int rc = MPI_Iallgather(&estimate, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, rt->comm, &request);
@@ -90,8 +130,56 @@ void background(Runtime *rt) {
       ++rt->exchanged;
     }
     rt->cv.notify_all();
-    rt->mailbox->deliver(std::move(relative));  // empty (balanced) after a failed exchange
+    rt->mailbox->deliver(relative);  // empty (balanced) after a failed exchange
+    // The background parts of the armed collectives ([PS] Figs. 6, 8, 10, 12).
+    for (auto &[h, run] : item.handles) {
+      {
+        std::lock_guard<std::mutex> lock(rt->mutex);
+        h->arrivals = relative;
+      }
+      int handle_rc = MPI_SUCCESS;
+      if (h->background_part) handle_rc = rc != MPI_SUCCESS ? rc : run_program(*h, run, relative, true);
+      {
+        std::lock_guard<std::mutex> lock(rt->mutex);
+        h->background_done = h->background_part;
+        h->background_rc = handle_rc;
+        --h->pending;
+      }
+      rt->cv.notify_all();
+    }
   }
+}
+
+int run_program(Handle &h, std::uint64_t run, const std::vector<double> &arrivals, bool background) {
+  core::Params params;
+  params.collective = h.collective;
+  params.procs = h.size;
+  params.root = h.root;
+  params.count = h.block;
+  params.element_bytes = 1;
+  if (static_cast<int>(arrivals.size()) == h.size) params.arrivals = arrivals;
+  params.cost = mpi::process_defaults().cost.value_or(core::CostModel{});
+  // The segmentation overrides of the foreground collectives (patcoll.h).
+  if (const char *v = std::getenv("PATCOLL_SEGMENTS"); v && *v) params.segment_count = std::atoll(v);
+  if (const char *v = std::getenv("PATCOLL_SEGMENT_BYTES"); v && *v && std::atoll(v) > 0)
+    params.segment_elements = std::atoll(v);
+  const core::Program program = core::build_rank(*h.entry->algorithm, params, h.rank);
+  mpi::ExecutionBuffers buffers;
+  const bool is_root = h.rank == h.root;
+  if (h.collective == core::Collective::scatter) {
+    buffers.send = is_root ? h.send : nullptr;
+    buffers.recv = h.in_place ? static_cast<char *>(const_cast<void *>(h.send)) + h.block * h.root : h.recv;
+  } else {
+    // The gather root's own block may still be being computed: in the
+    // background a stand-in is gathered, PAT_Run copies the real one.
+    buffers.send = is_root && background ? h.stand_in.data() : h.send;
+    buffers.recv = is_root ? h.recv : nullptr;
+  }
+  mpi::TypeInfo bytes;
+  if (int rc = mpi::TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
+  mpi::ExecutionContext context{h.comm, static_cast<int>(run % static_cast<std::uint64_t>(h.tag_ub)), MPI_OP_NULL,
+                                bytes};
+  return mpi::execute(program, buffers, context);
 }
 
 PredictorConfig predictor_config() {
@@ -143,6 +231,7 @@ int not_initialised(const char *call) {
 
 using namespace patcoll::runtime;
 namespace mpi = patcoll::mpi;
+namespace core = patcoll::core;
 
 extern "C" {
 
@@ -205,6 +294,11 @@ int PAT_Finalize(void) {
   if (!g_runtime) return not_initialised("PAT_Finalize");
   if (!mpi_usable()) return mpi::fail(MPI_ERR_OTHER, "PAT_Finalize: MPI is already finalised");
   Runtime *rt = g_runtime;
+  {
+    std::lock_guard<std::mutex> handles_lock(rt->mutex);
+    if (!rt->handles.empty())
+      return mpi::fail(MPI_ERR_OTHER, "PAT_Finalize: free the background collectives first (PAT_Handle_free)");
+  }
   g_runtime = nullptr;
   const int rc = shutdown(rt);
   if (rc != MPI_SUCCESS) return mpi::mpi_failure(rc, "PAT_Finalize: MPI_Comm_free");
@@ -268,7 +362,15 @@ int PAT_Edge(double fraction) {
   rt->mailbox->expect();  // the next collective waits for this exchange
   {
     std::lock_guard<std::mutex> queue_lock(rt->mutex);
-    rt->queue.push_back(rt->last_prediction);
+    EdgeItem item;
+    item.estimate = rt->last_prediction;
+    for (Handle *h : rt->handles) {
+      if (h->armed_for == h->runs) continue;  // already armed for its next run
+      h->armed_for = h->runs;
+      ++h->pending;
+      item.handles.emplace_back(h, h->runs);
+    }
+    rt->queue.push_back(std::move(item));
     ++rt->requested;
   }
   rt->cv.notify_all();
@@ -309,6 +411,186 @@ int PAT_Get_prediction(double *predicted, double *measured) {
   if (!rt) return not_initialised("PAT_Get_prediction");
   if (predicted) *predicted = rt->last_prediction;
   if (measured) *measured = rt->last_length;
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
+
+// ---- background collectives ---------------------------------------------
+
+namespace {
+
+int movement_init(core::Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  PAT_Handle *handle) {
+  const bool scatter = collective == core::Collective::scatter;
+  const char *call = scatter ? "PAT_Scatter_init" : "PAT_Gather_init";
+  mpi::set_last_error({});
+  if (!handle) return mpi::fail(MPI_ERR_ARG, std::string(call) + ": handle is NULL");
+  *handle = nullptr;
+  const std::string name = algorithm ? algorithm : "";
+  const char *base = nullptr;
+  if (scatter && name == "bsln") base = "slin";
+  if (scatter && name == "bsbn") base = "sbn";
+  if (!scatter && name == "bsls") base = "sls";
+  if (!scatter && name == "bsbn") base = "sbn";
+  if (!base)
+    return mpi::fail(MPI_ERR_ARG, std::string(call) + ": unknown background algorithm '" + name + "' (" +
+                                      (scatter ? "bsln, bsbn" : "bsls, bsbn") + ")");
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Runtime *rt = g_runtime;
+  if (!rt) return not_initialised(call);
+  if (rt->processing) return mpi::fail(MPI_ERR_OTHER, std::string(call) + ": call it outside a phase");
+  if (comm == MPI_COMM_NULL) return mpi::fail(MPI_ERR_COMM, std::string(call) + ": the communicator is MPI_COMM_NULL");
+  int same = MPI_UNEQUAL;
+  PATCOLL_MPI_CHECK(MPI_Comm_compare(comm, rt->user, &same));
+  if (same != MPI_IDENT && same != MPI_CONGRUENT)
+    return mpi::fail(MPI_ERR_COMM, std::string(call) + ": comm must be the communicator given to PAT_Init");
+  auto h = std::make_unique<Handle>();
+  h->collective = collective;
+  h->entry = mpi::find_entry(collective, base);
+  if (!h->entry || h->entry->native()) return mpi::fail(MPI_ERR_INTERN, std::string(call) + ": " + base + " is not registered");
+  h->size = rt->size;
+  h->rank = rt->rank;
+  if (root < 0 || root >= h->size)
+    return mpi::fail(MPI_ERR_ROOT, std::string(call) + ": root " + std::to_string(root) + " is not a rank");
+  h->root = root;
+  const bool is_root = h->rank == root;
+  h->in_place = is_root && (scatter ? recvbuf == MPI_IN_PLACE : sendbuf == MPI_IN_PLACE);
+  if (h->in_place && !scatter)
+    return mpi::fail(MPI_ERR_BUFFER, std::string(call) + ": MPI_IN_PLACE is not supported by the background gathers");
+  if (!is_root && (scatter ? recvbuf == MPI_IN_PLACE : sendbuf == MPI_IN_PLACE))
+    return mpi::fail(MPI_ERR_BUFFER, std::string(call) + ": MPI_IN_PLACE is only allowed at the root");
+  // Own side (every rank) and the root's whole side; contiguous types only.
+  auto describe = [&](MPI_Datatype type, int count, const char *which, long long &bytes, int &base_offset) -> int {
+    if (count < 0) return mpi::fail(MPI_ERR_COUNT, std::string(call) + ": " + which + " count is negative");
+    if (type == MPI_DATATYPE_NULL) return mpi::fail(MPI_ERR_TYPE, std::string(call) + ": " + which + " type is null");
+    mpi::TypeInfo info;
+    if (int rc = mpi::TypeInfo::describe(type, info); rc != MPI_SUCCESS) return rc;
+    if (!info.dense)
+      return mpi::fail(MPI_ERR_TYPE, std::string(call) + ": background collectives need contiguous datatypes");
+    bytes = static_cast<long long>(count) * info.size;
+    base_offset = static_cast<int>(info.true_lb);
+    return MPI_SUCCESS;
+  };
+  long long own_bytes = 0, whole_bytes = 0;
+  int own_lb = 0, whole_lb = 0;
+  if (!h->in_place) {
+    const int rc = scatter ? describe(recvtype, recvcount, "receive", own_bytes, own_lb)
+                           : describe(sendtype, sendcount, "send", own_bytes, own_lb);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  if (is_root) {
+    const int rc = scatter ? describe(sendtype, sendcount, "send", whole_bytes, whole_lb)
+                           : describe(recvtype, recvcount, "receive", whole_bytes, whole_lb);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!h->in_place && whole_bytes != own_bytes)
+      return mpi::fail(MPI_ERR_TRUNCATE, std::string(call) + ": the root's send and receive blocks differ in size");
+  }
+  h->block = is_root ? whole_bytes : own_bytes;
+  char *own = static_cast<char *>(const_cast<void *>(scatter ? static_cast<const void *>(recvbuf) : sendbuf));
+  char *whole = static_cast<char *>(const_cast<void *>(scatter ? sendbuf : static_cast<const void *>(recvbuf)));
+  if (scatter) {
+    h->send = is_root ? whole + whole_lb : nullptr;
+    h->recv = h->in_place ? nullptr : own + own_lb;
+  } else {
+    h->send = own + own_lb;
+    h->recv = is_root ? whole + whole_lb : nullptr;
+  }
+  h->background_part = scatter ? !is_root : is_root;
+  if (!scatter && is_root) h->stand_in.assign(static_cast<std::size_t>(std::max(0LL, h->block)), 0);
+  PATCOLL_MPI_CHECK(MPI_Comm_dup(rt->comm, &h->comm));
+  MPI_Comm_set_errhandler(h->comm, MPI_ERRORS_RETURN);
+  int *tag_ub = nullptr, found = 0;
+  if (MPI_Comm_get_attr(h->comm, MPI_TAG_UB, &tag_ub, &found) == MPI_SUCCESS && found && tag_ub && *tag_ub > 0)
+    h->tag_ub = *tag_ub;
+  {
+    std::lock_guard<std::mutex> handles_lock(rt->mutex);
+    rt->handles.insert(h.get());
+  }
+  *handle = reinterpret_cast<PAT_Handle>(h.release());
+  return MPI_SUCCESS;
+}
+
+// The handle, if it is one of the runtime's; g_mutex held.
+Handle *live_handle(Runtime *rt, PAT_Handle handle) {
+  auto *h = reinterpret_cast<Handle *>(handle);
+  std::lock_guard<std::mutex> lock(rt->mutex);
+  return rt->handles.count(h) ? h : nullptr;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PAT_Scatter_init(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle) {
+  return movement_init(core::Collective::scatter, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                       recvtype, root, comm, handle);
+}
+
+int PAT_Gather_init(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle) {
+  return movement_init(core::Collective::gather, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                       recvtype, root, comm, handle);
+}
+
+int PAT_Run(PAT_Handle handle) {
+  mpi::set_last_error({});
+  Runtime *rt = nullptr;
+  Handle *h = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    rt = g_runtime;
+    if (!rt) return not_initialised("PAT_Run");
+    h = live_handle(rt, handle);
+    if (!h) return mpi::fail(MPI_ERR_REQUEST, "PAT_Run: not a live background collective");
+  }
+  bool ran_in_background = false;
+  int rc = MPI_SUCCESS;
+  std::uint64_t run = 0;
+  std::vector<double> arrivals;
+  {
+    std::unique_lock<std::mutex> lock(rt->mutex);
+    rt->cv.wait(lock, [&] { return h->pending == 0; });
+    ran_in_background = h->background_done;
+    h->background_done = false;
+    rc = h->background_rc;
+    run = h->runs;
+    arrivals = h->arrivals;
+  }
+  if (!ran_in_background) {
+    if (h->block > 0) rc = run_program(*h, run, arrivals, false);
+  } else if (rc == MPI_SUCCESS && h->collective == core::Collective::gather && h->block > 0) {
+    std::memcpy(static_cast<char *>(h->recv) + h->block * h->root, h->send, static_cast<std::size_t>(h->block));
+  }
+  {
+    std::lock_guard<std::mutex> lock(rt->mutex);
+    ++h->runs;
+  }
+  if (rc != MPI_SUCCESS) return mpi::mpi_failure(rc, "PAT_Run");
+  return MPI_SUCCESS;
+}
+
+int PAT_Handle_free(PAT_Handle *handle) {
+  mpi::set_last_error({});
+  if (!handle) return mpi::fail(MPI_ERR_ARG, "PAT_Handle_free: handle is NULL");
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Runtime *rt = g_runtime;
+  if (!rt) return not_initialised("PAT_Handle_free");
+  Handle *h = live_handle(rt, *handle);
+  if (!h) return mpi::fail(MPI_ERR_REQUEST, "PAT_Handle_free: not a live background collective");
+  {
+    std::unique_lock<std::mutex> wait_lock(rt->mutex);
+    rt->cv.wait(wait_lock, [&] { return h->pending == 0; });
+    if (h->background_done)
+      return mpi::fail(MPI_ERR_OTHER, "PAT_Handle_free: its background part ran at the last edge; call PAT_Run first");
+    rt->handles.erase(h);
+  }
+  int rc = MPI_Comm_free(&h->comm);
+  delete h;
+  *handle = nullptr;
+  if (rc != MPI_SUCCESS) return mpi::mpi_failure(rc, "PAT_Handle_free: MPI_Comm_free");
   return MPI_SUCCESS;
 }
 

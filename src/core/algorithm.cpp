@@ -15,6 +15,7 @@ std::string restrictions_to_string(std::uint32_t restrictions) {
   add(needs_power_of_two, "power_of_two");
   add(pap_aware, "pap_aware");
   add(schedule_based, "schedule_based");
+  add(takes_radix, "radix");
   return out.empty() ? "none" : out;
 }
 
@@ -29,6 +30,18 @@ std::string unsupported_reason(const Algorithm &algorithm, const Params &params)
     return std::string(algorithm.name) + " needs a commutative op";
   if ((algorithm.restrictions & needs_power_of_two) && (params.procs & (params.procs - 1)) != 0)
     return std::string(algorithm.name) + " needs a power-of-two number of processes";
+  if ((algorithm.restrictions & takes_radix) && !params.radix.empty()) {
+    // Every k ≥ 2 and P/2 ≤ Π k ≤ P (the ranks beyond Π k fold into partners).
+    std::int64_t product = 1;
+    bool valid = true;
+    for (int k : params.radix) {
+      valid = valid && k >= 2;
+      product *= std::max(k, 1);
+      if (product > params.procs) break;
+    }
+    if (!valid || product > params.procs || 2 * product < params.procs)
+      return "the radix vector must have every k >= 2 and a product between P/2 and P = " + std::to_string(params.procs);
+  }
   if (!params.arrivals.empty() && params.arrivals.size() != static_cast<std::size_t>(params.procs))
     return "the arrival vector has " + std::to_string(params.arrivals.size()) + " entries for " +
            std::to_string(params.procs) + " processes";

@@ -33,6 +33,7 @@ enum Restriction : std::uint32_t {
   needs_power_of_two = 1u << 1,
   pap_aware = 1u << 2,       // uses Params::arrivals when given
   schedule_based = 1u << 3,  // builds all ranks at once (generator), cache it
+  takes_radix = 1u << 4,     // honours Params::radix (which must then be valid)
 };
 std::string restrictions_to_string(std::uint32_t restrictions);
 

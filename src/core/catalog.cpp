@@ -21,7 +21,7 @@ const Algorithm kAlgorithms[] = {
     {C::reduce, "binomial", none, "unsegmented binomial tree", reduce_binomial, nullptr},
     {C::reduce, "ring", commutative, "ring reduce-scatter, binomial gather of the blocks ([M] parallel ring)", reduce_ring, nullptr},
     {C::reduce, "rabenseifner", none, "recursive-halving reduce-scatter, binomial gather ([M] butterfly)", reduce_rabenseifner, nullptr},
-    {C::reduce, "radix_k", none, "radix-k reduce-scatter, k-nomial gather; Params::radix ([M] 5.5.4)", reduce_radix_k, nullptr},
+    {C::reduce, "radix_k", takes_radix, "radix-k reduce-scatter, binomial gather in each group; Params::radix ([M] 5.5.4)", reduce_radix_k, nullptr},
     // --- MPI_Reduce: schedule-based (Clairvoyant, greedy) ----------------
     {C::reduce, "clairvoyant", scheduled, "PAT-driven Clairvoyant schedule of N segments ([M], [PO] segment tree)", nullptr, reduce_clairvoyant},
     {C::reduce, "uni_greedy", scheduled, "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", nullptr, reduce_uni_greedy},

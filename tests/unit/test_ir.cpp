@@ -81,3 +81,22 @@ TEST(CostModel, FileRoundTripsAndRejectsBadLines) {
   EXPECT_NE(parse_cost_model("alpha 1 2\n", m), "");
   EXPECT_NE(parse_cost_model("beta x\n", m), "");
 }
+
+TEST(Catalog, AnInvalidRadixVectorIsRefusedNotSilentlyReplaced) {
+  const Algorithm *radix_k = find_algorithm(Collective::reduce, "radix_k");
+  ASSERT_NE(radix_k, nullptr);
+  Params p;
+  p.procs = 128;
+  p.radix = {4, 4, 8};
+  EXPECT_EQ(unsupported_reason(*radix_k, p), "");
+  p.radix = {4, 4, 4};  // 64 = P/2: the other half folds into partners
+  EXPECT_EQ(unsupported_reason(*radix_k, p), "");
+  p.radix = {4, 4, 2};  // 32 < P/2
+  EXPECT_NE(unsupported_reason(*radix_k, p), "");
+  p.radix = {8, 8, 4};  // 256 > P
+  EXPECT_NE(unsupported_reason(*radix_k, p), "");
+  p.radix = {1, 128};
+  EXPECT_NE(unsupported_reason(*radix_k, p), "");
+  // Algorithms that do not take a radix ignore it.
+  EXPECT_EQ(unsupported_reason(*find_algorithm(Collective::reduce, "binomial"), p), "");
+}

@@ -121,19 +121,22 @@ int PAT_Get_prediction(double *predicted, double *measured);
  * part in the background thread); gather "bsls" / "bsbn" (sls / sbn with
  * the root's part in the background thread). *_init is collective, called
  * outside a phase; contiguous datatypes only; no MPI_IN_PLACE for gathers.
- * After each PAT_Edge the background thread runs its part (so a non-root
- * scatter receiver may receive into recvbuf, and a gather root into
- * recvbuf, while still computing: do not touch those buffers between the
- * edge and PAT_Run); PAT_Run(handle), once per iteration on every rank, is
- * the collective call itself (the scatter root's / gather non-roots' part,
- * or waiting for the background part). Without an edge since the last
- * PAT_Run it runs everything in the foreground. Free the handles before
- * PAT_Finalize (else MPI_ERR_OTHER). */
+ * Per use, on every rank: PAT_Start(handle) before the phase's edge, then
+ * PAT_Run(handle) after it. After the edge the background thread runs its
+ * part (so a non-root scatter receiver may receive into recvbuf, and a
+ * gather root into recvbuf, while still computing: do not touch those
+ * buffers between the edge and PAT_Run); PAT_Run is the collective call
+ * itself (the scatter root's / gather non-roots' part, or waiting for the
+ * background part). A started handle must be PAT_Run before the next edge
+ * (else that PAT_Edge is MPI_ERR_OTHER). PAT_Run without PAT_Start, or
+ * without an edge since PAT_Start, runs everything in the foreground. Free
+ * the handles before PAT_Finalize (else MPI_ERR_OTHER). */
 typedef struct PAT_Handle_s *PAT_Handle;
 int PAT_Scatter_init(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Gather_init(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Start(PAT_Handle handle);
 int PAT_Run(PAT_Handle handle);
 int PAT_Handle_free(PAT_Handle *handle);
 

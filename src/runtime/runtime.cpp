@@ -57,6 +57,7 @@ struct Handle {
   bool background_part = false;
   std::vector<char> stand_in;  // gather root: its own block while in the background
   // Guarded by Runtime::mutex.
+  bool started = false;                    // PAT_Start'ed, PAT_Run not yet called
   std::uint64_t runs = 0;                  // completed PAT_Run calls
   std::uint64_t armed_for = ~std::uint64_t{0};  // `runs` when an edge last armed it
   int pending = 0;                         // armed edges not yet processed
@@ -356,6 +357,12 @@ int PAT_Edge(double fraction) {
     return mpi::fail(MPI_ERR_ARG, "PAT_Edge: fraction must be in (0, 1], got " + std::to_string(fraction));
   if (!rt->processing) return mpi::fail(MPI_ERR_OTHER, "PAT_Edge: called outside a phase (PAT_ProcessingStart first)");
   if (rt->edge_seen) return mpi::fail(MPI_ERR_OTHER, "PAT_Edge: only one edge per phase");
+  {
+    std::lock_guard<std::mutex> handles_lock(rt->mutex);
+    for (Handle *h : rt->handles)
+      if (h->started && h->armed_for == h->runs)  // its background part ran (or runs) at an earlier edge
+        return mpi::fail(MPI_ERR_OTHER, "PAT_Edge: a started background collective was not PAT_Run since the last edge");
+  }
   rt->edge_seen = true;
   const double elapsed = std::chrono::duration<double>(now - rt->start).count();
   rt->last_prediction = rt->predictor.predict(elapsed, fraction);
@@ -365,7 +372,7 @@ int PAT_Edge(double fraction) {
     EdgeItem item;
     item.estimate = rt->last_prediction;
     for (Handle *h : rt->handles) {
-      if (h->armed_for == h->runs) continue;  // already armed for its next run
+      if (!h->started) continue;  // not PAT_Start'ed: nothing to do in the background
       h->armed_for = h->runs;
       ++h->pending;
       item.handles.emplace_back(h, h->runs);
@@ -567,8 +574,24 @@ int PAT_Run(PAT_Handle handle) {
   {
     std::lock_guard<std::mutex> lock(rt->mutex);
     ++h->runs;
+    h->started = false;
   }
   if (rc != MPI_SUCCESS) return mpi::mpi_failure(rc, "PAT_Run");
+  return MPI_SUCCESS;
+}
+
+int PAT_Start(PAT_Handle handle) {
+  mpi::set_last_error({});
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Runtime *rt = g_runtime;
+  if (!rt) return not_initialised("PAT_Start");
+  Handle *h = live_handle(rt, handle);
+  if (!h) return mpi::fail(MPI_ERR_REQUEST, "PAT_Start: not a live background collective");
+  if (rt->edge_seen && rt->processing)
+    return mpi::fail(MPI_ERR_OTHER, "PAT_Start: call it before the phase's edge");
+  std::lock_guard<std::mutex> handle_lock(rt->mutex);
+  if (h->started) return mpi::fail(MPI_ERR_OTHER, "PAT_Start: already started (PAT_Run first)");
+  h->started = true;
   return MPI_SUCCESS;
 }
 
@@ -583,8 +606,7 @@ int PAT_Handle_free(PAT_Handle *handle) {
   {
     std::unique_lock<std::mutex> wait_lock(rt->mutex);
     rt->cv.wait(wait_lock, [&] { return h->pending == 0; });
-    if (h->background_done)
-      return mpi::fail(MPI_ERR_OTHER, "PAT_Handle_free: its background part ran at the last edge; call PAT_Run first");
+    if (h->started) return mpi::fail(MPI_ERR_OTHER, "PAT_Handle_free: the collective is started; call PAT_Run first");
     rt->handles.erase(h);
   }
   int rc = MPI_Comm_free(&h->comm);

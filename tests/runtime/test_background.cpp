@@ -72,6 +72,7 @@ bool run_case(bool scatter, const char *algorithm, int block, int root, Late lat
     // edge, as a computation would.
     std::fill(whole.begin(), whole.end(), -1);
     std::fill(own.begin(), own.end(), -1);
+    ok = PAT_Start(handle) == MPI_SUCCESS && ok;
     ok = PAT_ProcessingStart() == MPI_SUCCESS && ok;
     const double compute = 2.0 + (g_rank == late_rank ? 25.0 : 0.0);
     sleep_ms(compute / 2);
@@ -167,6 +168,28 @@ int main(int argc, char **argv) {
                   MPI_SUCCESS,
               "PAT_Gather_init succeeds");
   suite.check(PAT_Finalize() == MPI_ERR_OTHER, "PAT_Finalize with a live handle is MPI_ERR_OTHER");
+  suite.check(PAT_Start(handle) == MPI_SUCCESS, "PAT_Start succeeds");
+  suite.check(PAT_Start(handle) == MPI_ERR_OTHER, "PAT_Start twice is MPI_ERR_OTHER");
+  suite.check(PAT_Handle_free(&handle) == MPI_ERR_OTHER, "PAT_Handle_free of a started handle is MPI_ERR_OTHER");
+  PAT_ProcessingStart();
+  buffer.assign(static_cast<std::size_t>(g_size), -1);
+  x = 40 + g_rank;
+  suite.check(PAT_Edge(0.5) == MPI_SUCCESS, "PAT_Edge with a started handle succeeds");
+  PAT_ProcessingEnd();
+  PAT_ProcessingStart();
+  suite.check(PAT_Edge(0.5) == MPI_ERR_OTHER, "PAT_Edge while a started handle awaits PAT_Run is MPI_ERR_OTHER");
+  PAT_ProcessingEnd();
+  bool gathered = PAT_Run(handle) == MPI_SUCCESS;
+  for (int r = 0; r < g_size && g_rank == 0; ++r) gathered = gathered && buffer[static_cast<std::size_t>(r)] == 40 + r;
+  suite.check(gathered, "PAT_Run after the refused edge gathers correctly");
+  // A handle that is not started does nothing at an edge and runs in the foreground.
+  PAT_ProcessingStart();
+  suite.check(PAT_Edge(0.5) == MPI_SUCCESS, "PAT_Edge with an idle handle succeeds");
+  x = 50 + g_rank;
+  PAT_ProcessingEnd();
+  gathered = PAT_Run(handle) == MPI_SUCCESS;
+  for (int r = 0; r < g_size && g_rank == 0; ++r) gathered = gathered && buffer[static_cast<std::size_t>(r)] == 50 + r;
+  suite.check(gathered, "PAT_Run of a handle not started gathers in the foreground");
   PAT_Handle stale = handle;
   suite.check(PAT_Handle_free(&handle) == MPI_SUCCESS, "PAT_Handle_free succeeds");
   suite.check(PAT_Run(stale) == MPI_ERR_REQUEST, "PAT_Run on a freed handle is MPI_ERR_REQUEST");

@@ -16,6 +16,7 @@ std::string restrictions_to_string(std::uint32_t restrictions) {
   add(pap_aware, "pap_aware");
   add(schedule_based, "schedule_based");
   add(takes_radix, "radix");
+  add(takes_segment_sizes, "segment_sizes");
   return out.empty() ? "none" : out;
 }
 
@@ -42,6 +43,17 @@ std::string unsupported_reason(const Algorithm &algorithm, const Params &params)
     if (!valid || product > params.procs || 2 * product < params.procs)
       return "the radix vector must have every k >= 2 and a product between P/2 and P = " + std::to_string(params.procs);
   }
+  if (!params.segment_sizes.empty()) {
+    if (!(algorithm.restrictions & takes_segment_sizes))
+      return std::string(algorithm.name) + " does not take explicit segment sizes";
+    std::int64_t sum = 0;
+    for (std::int64_t size : params.segment_sizes) {
+      if (size <= 0) return "segment sizes must be positive";
+      sum += size;
+    }
+    if (sum != params.count)
+      return "the segment sizes sum to " + std::to_string(sum) + ", not count = " + std::to_string(params.count);
+  }
   if (!params.arrivals.empty() && params.arrivals.size() != static_cast<std::size_t>(params.procs))
     return "the arrival vector has " + std::to_string(params.arrivals.size()) + " entries for " +
            std::to_string(params.procs) + " processes";
@@ -63,7 +75,9 @@ std::vector<Program> build_all(const Algorithm &algorithm, const Params &params)
 
 std::int64_t segment_count_for(const Params &params, std::int64_t count, std::int64_t fallback_segments) {
   std::int64_t segments = fallback_segments;
-  if (params.segment_count > 0) {
+  if (!params.segment_sizes.empty()) {
+    segments = static_cast<std::int64_t>(params.segment_sizes.size());
+  } else if (params.segment_count > 0) {
     segments = params.segment_count;
   } else if (params.segment_elements > 0) {
     segments = (count + params.segment_elements - 1) / params.segment_elements;
@@ -79,6 +93,18 @@ Span block_span(std::int64_t count, std::int64_t blocks, std::int64_t index) {
 
 Span segment_span(std::int64_t count, std::int64_t segments, std::int64_t index) {
   return block_span(count, segments, index);
+}
+
+std::vector<Span> segment_spans(const Params &params, std::int64_t count, std::int64_t segments) {
+  std::vector<Span> spans;
+  if (!params.segment_sizes.empty()) {
+    std::int64_t offset = 0;
+    for (std::int64_t size : params.segment_sizes) spans.push_back({offset, size}), offset += size;
+    return spans;
+  }
+  spans.reserve(static_cast<std::size_t>(std::max<std::int64_t>(segments, 0)));
+  for (std::int64_t s = 0; s < segments; ++s) spans.push_back(segment_span(count, segments, s));
+  return spans;
 }
 
 }  // namespace patcoll::core

@@ -22,6 +22,8 @@ struct Params {
   bool commutative = true;
   std::int64_t segment_count = 0;     // 0: the algorithm's default
   std::int64_t segment_elements = 0;  // 0: the algorithm's default (segment_count wins if both set)
+  std::vector<std::int64_t> segment_sizes;  // explicit segment sizes in elements (positive, sum = count),
+                                            // wins over both; empty = equal segments (takes_segment_sizes)
   std::vector<int> radix;             // radix_k: factors of procs; empty = default
   std::vector<double> arrivals;       // PAT vector in seconds, empty = balanced
   CostModel cost;
@@ -34,6 +36,7 @@ enum Restriction : std::uint32_t {
   pap_aware = 1u << 2,       // uses Params::arrivals when given
   schedule_based = 1u << 3,  // builds all ranks at once (generator), cache it
   takes_radix = 1u << 4,     // honours Params::radix (which must then be valid)
+  takes_segment_sizes = 1u << 5,  // honours Params::segment_sizes (unequal segments)
 };
 std::string restrictions_to_string(std::uint32_t restrictions);
 
@@ -71,6 +74,11 @@ struct Span {
   std::int64_t count;
 };
 Span segment_span(std::int64_t count, std::int64_t segments, std::int64_t index);
+
+// Every segment's [offset, count) for `segments` segments of `count`
+// elements: Params::segment_sizes when given (then `segments` is ignored),
+// else segment_span's equal segments.
+std::vector<Span> segment_spans(const Params &, std::int64_t count, std::int64_t segments);
 
 // Block partition of `count` elements into `blocks` nearly equal blocks
 // (ring, rabenseifner): block b's [offset, count).

@@ -24,8 +24,8 @@ const Algorithm kAlgorithms[] = {
     {C::reduce, "radix_k", takes_radix, "radix-k reduce-scatter, binomial gather in each group; Params::radix ([M] 5.5.4)", reduce_radix_k, nullptr},
     // --- MPI_Reduce: schedule-based (Clairvoyant, greedy) ----------------
     {C::reduce, "clairvoyant", scheduled, "PAT-driven Clairvoyant schedule of N segments ([M], [PO] segment tree)", nullptr, reduce_clairvoyant},
-    {C::reduce, "uni_greedy", scheduled, "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", nullptr, reduce_uni_greedy},
-    {C::reduce, "bi_greedy", scheduled, "Lowery-Langou greedy pipelined reduction, bidirectional ports ([LL] Alg. 2)", nullptr, reduce_bi_greedy},
+    {C::reduce, "uni_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", nullptr, reduce_uni_greedy},
+    {C::reduce, "bi_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, bidirectional ports ([LL] Alg. 2)", nullptr, reduce_bi_greedy},
     // --- MPI_Allreduce: classic ------------------------------------------
     {C::allreduce, "ring", commutative, "ring reduce-scatter, ring allgather", allreduce_ring, nullptr},
     {C::allreduce, "rabenseifner", none, "recursive halving, then recursive doubling", allreduce_rabenseifner, nullptr},

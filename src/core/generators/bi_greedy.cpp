@@ -19,7 +19,8 @@
 //   * COMP(j) = {i | C1(i) <= t < C2(i)} ∪ {i | t < C1(i) < t + t_comm}:
 //     a transfer may not overlap a computation (the listing's
 //     "t + t_comm(j) > C(i)" read with the start of the computation);
-//   * every process starts with both ports free at its arrival time.
+//   * every process starts with both ports free at its arrival time;
+//   * unequal segments ([LL] §VIII): segment j uses its own t_comm, t_comp.
 // Times are integer ticks of (t_comm + t_comp)/2^16. [LL] conjectures the
 // result takes ⌈log2 p⌉ + q − 1 rounds of t_comm + t_comp (checked in the
 // tests). Source: [LL] §VI-B, Algorithm 2.
@@ -46,7 +47,15 @@ Schedule bi_greedy(const GreedyInput &input) {
   double unit = comm + comp > 0 ? (comm + comp) / 65536.0 : 1.0;
   unit = std::max(unit, spread / 0x1p50);
   using Tick = std::int64_t;
-  const Tick t_comm = std::max<Tick>(1, std::llround(comm / unit)), t_comp = std::llround(comp / unit);
+  // Per-segment costs (unequal segments, [LL] §VIII); t_comm_min for the
+  // segment-independent part of the COMP test.
+  std::vector<Tick> seg_comm(segments), seg_comp(segments);
+  for (int j = 0; j < segments; ++j) {
+    const double bytes = input.segment_bytes_each.empty() ? input.segment_bytes : input.segment_bytes_each[j];
+    seg_comm[j] = std::max<Tick>(1, std::llround((input.alpha + input.beta * bytes) / unit));
+    seg_comp[j] = std::llround(input.gamma * bytes / unit);
+  }
+  const Tick t_comm_min = *std::min_element(seg_comm.begin(), seg_comm.end());
 
   // Index v is the virtual rank: rank (v + root) mod P.
   auto rank_of = [&](int v) { return (v + input.root) % procs; };
@@ -100,7 +109,7 @@ Schedule bi_greedy(const GreedyInput &input) {
     kept.clear();
     for (int v : candidates) {
       const bool computing = comp_start[v] <= t && t < comp_end[v];
-      const bool blocked = t < comp_start[v] && comp_start[v] < t + t_comm;
+      const bool blocked = t < comp_start[v] && comp_start[v] < t + t_comm_min;
       const bool done = v != 0 && to_send[v] == 0;
       if (!done && !computing && !blocked && (send_free[v] <= t || recv_free[v] <= t)) kept.push_back(v);
       else listed[v] = 0;
@@ -116,8 +125,10 @@ Schedule bi_greedy(const GreedyInput &input) {
       j = next;
       if (j >= segments) break;
       senders.clear(), receivers.clear(), both.clear();
+      const Tick t_comm = seg_comm[j], t_comp = seg_comp[j];
       for (int v : candidates) {
         if (!holds(v, j)) continue;
+        if (t < comp_start[v] && comp_start[v] < t + t_comm) continue;  // COMP for this segment's length
         const bool can_send = v != 0 && send_free[v] <= t, can_recv = recv_free[v] <= t;
         if (can_send && can_recv) both.push_back(v);
         else if (can_send) senders.push_back(v);

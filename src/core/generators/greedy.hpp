@@ -9,6 +9,8 @@
 //               to g2 — the root never sends, it receives instead. The sender
 //               is free at t + t_comm, the receiver at t + t_comm + t_comp.
 //               Optimal among in-order reductions ([LL] Theorem 5).
+//               With unequal segments (segment_bytes_each, [LL] §VIII)
+//               each segment uses its own t_comm and t_comp.
 //   bi_greedy   [LL] Algorithm 2, bidirectional ports (one send and one recv
 //               at a time), see bi_greedy.cpp for the reading of the listing.
 #pragma once
@@ -27,7 +29,8 @@ struct GreedyInput {
   double alpha = 0;
   double beta = 0;
   double gamma = 0;
-  double segment_bytes = 0;
+  double segment_bytes = 0;               // every segment's size (the largest, for unequal ones)
+  std::vector<double> segment_bytes_each;  // per-segment sizes (unequal segments); empty = segment_bytes
   int root = 0;
 };
 

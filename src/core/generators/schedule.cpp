@@ -25,6 +25,9 @@ std::int64_t schedule_segment_count(const Params &params) {
 }
 
 double schedule_segment_bytes(const Params &params, std::int64_t segments) {
+  if (!params.segment_sizes.empty())
+    return static_cast<double>(*std::max_element(params.segment_sizes.begin(), params.segment_sizes.end())) *
+           static_cast<double>(params.element_bytes);
   const std::int64_t largest = segments > 0 ? (params.count + segments - 1) / segments : params.count;
   return static_cast<double>(largest) * static_cast<double>(params.element_bytes);
 }
@@ -34,12 +37,15 @@ std::vector<Program> schedule_to_programs(const Schedule &schedule, const Params
   const std::int64_t count = params.count;
   std::vector<Program> programs;
   programs.reserve(static_cast<std::size_t>(procs));
+  // Explicit sizes only when they describe the schedule's segments.
+  const bool explicit_sizes = params.segment_sizes.size() == static_cast<std::size_t>(schedule.segments);
+  const std::vector<Span> spans = segment_spans(explicit_sizes ? params : Params{}, count, schedule.segments);
   for (int rank = 0; rank < procs; ++rank) {
     const bool is_root = rank == params.root;
     const Buffer accumulator = is_root ? Buffer::recv : Buffer::scratch;
     Program program{rank, procs, is_root ? 0 : count, {}};
     auto segment_region = [&](int segment) {
-      const Span span = segment_span(count, schedule.segments, segment);
+      const Span span = spans[static_cast<std::size_t>(segment)];
       return Region{accumulator, span.offset, span.count};
     };
     Op copy = copy_op(send_buf(0, count), Region{accumulator, 0, count});

@@ -3,7 +3,8 @@
 //   clairvoyant  N segments (schedule_segment_count), d = α + B(β + γ) for
 //                the largest segment of B bytes ([M] §5.2), PATs from
 //                Params::arrivals; the segment-tree generator.
-//   uni_greedy / bi_greedy  t_comm = α + βs, t_comp = γs, same N and PATs.
+//   uni_greedy / bi_greedy  t_comm = α + βs, t_comp = γs, same N and PATs;
+//                Params::segment_sizes gives each segment its own s.
 // Restrictions: commutative ops (segments combine in schedule order).
 #include "scheduled.hpp"
 
@@ -29,6 +30,9 @@ GreedyInput greedy_input(const Params &params) {
   input.beta = params.cost.beta;
   input.gamma = params.cost.gamma;
   input.segment_bytes = schedule_segment_bytes(params, input.segments);
+  if (params.segment_sizes.size() == static_cast<std::size_t>(input.segments))
+    for (std::int64_t size : params.segment_sizes)
+      input.segment_bytes_each.push_back(static_cast<double>(size) * static_cast<double>(params.element_bytes));
   input.root = params.root;
   return input;
 }

@@ -27,6 +27,11 @@ std::string greedy_input_error(const GreedyInput &input) {
     return "expected " + std::to_string(input.procs) + " arrival times, got " + std::to_string(input.arrivals.size());
   for (double a : input.arrivals)
     if (!std::isfinite(a)) return "arrival times must be finite";
+  if (!input.segment_bytes_each.empty() && input.segment_bytes_each.size() != static_cast<std::size_t>(input.segments))
+    return "expected " + std::to_string(input.segments) + " segment sizes, got " +
+           std::to_string(input.segment_bytes_each.size());
+  for (double v : input.segment_bytes_each)
+    if (!(v >= 0) || !std::isfinite(v)) return "segment sizes must be finite and non-negative";
   return {};
 }
 
@@ -34,7 +39,6 @@ Schedule uni_greedy(const GreedyInput &input) {
   std::vector<detail::GreedyEvent> events;
   if (!greedy_input_error(input).empty()) return detail::greedy_schedule(input, "uni_greedy", {}, 0);
   const int procs = input.procs;
-  const double comm = input.alpha + input.beta * input.segment_bytes, comp = input.gamma * input.segment_bytes;
   std::vector<double> ready(static_cast<std::size_t>(procs), 0);
   if (!input.arrivals.empty()) {
     const double first = *std::min_element(input.arrivals.begin(), input.arrivals.end());
@@ -55,6 +59,8 @@ Schedule uni_greedy(const GreedyInput &input) {
   for (int p = 0; p < procs; ++p) holders.push_back({ready[p], p});
   std::sort(holders.begin(), holders.end());
   for (int segment = 0; segment < input.segments; ++segment) {
+    const double bytes = input.segment_bytes_each.empty() ? input.segment_bytes : input.segment_bytes_each[segment];
+    const double comm = input.alpha + input.beta * bytes, comp = input.gamma * bytes;
     received.clear();
     next.clear();
     std::size_t ia = 0, ib = 0;

@@ -196,6 +196,13 @@ int shutdown(Runtime *rt) {
   {
     std::lock_guard<std::mutex> lock(rt->mutex);
     rt->stop = true;
+    // Exchanges still queued are finished (the other ranks take part in
+    // them); background parts not yet begun are dropped (only reachable
+    // from the MPI_Finalize hook: PAT_Finalize refuses live handles).
+    for (EdgeItem &item : rt->queue) {
+      for (auto &[h, run] : item.handles) --h->pending;
+      item.handles.clear();
+    }
   }
   rt->cv.notify_all();
   if (rt->thread.joinable()) rt->thread.join();

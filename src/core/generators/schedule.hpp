@@ -50,7 +50,8 @@ struct Schedule {
 bool same_transfers(const Schedule &, const Schedule &);
 
 // Number of segments the schedule-based reduces use for `params`:
-// Params::segment_count, else from Params::segment_elements, else N_opt
+// Params::segment_sizes.size(), else Params::segment_count, else from
+// Params::segment_elements, else N_opt
 // ([M] §5.2); never more than max(1, count).
 std::int64_t schedule_segment_count(const Params &);
 // Bytes of the largest segment (what one round carries).

@@ -108,6 +108,22 @@ TEST(Clairvoyant, TheThreeGeneratorsProduceIdenticalSchedulesOnRandomInstances) 
   EXPECT_EQ(instances, 2000);
 }
 
+// N > 64: rows of 2…11 words (segtree pads them to 2, 4, 8, 16 and ORs two
+// words at a time), which the P, N ≤ 64 instances above never reach.
+TEST(Clairvoyant, SegtreeEqualsLinearForRowsWiderThanOneWord) {
+  std::mt19937_64 rng(4242);
+  const int segment_counts[] = {65, 127, 128, 129, 200, 256, 300, 511, 513, 700};
+  for (Pattern pattern : {Pattern::uniform, Pattern::one_late, Pattern::clustered, Pattern::balanced}) {
+    for (int segments : segment_counts) {
+      ClairvoyantInput input = random_instance(rng, pattern);
+      input.segments = segments;
+      const std::string what = "P=" + std::to_string(input.procs) + " N=" + std::to_string(input.segments) +
+                               " root=" + std::to_string(input.root) + " pattern=" + std::to_string(int(pattern));
+      ASSERT_TRUE(same_transfers(clairvoyant_linear(input), clairvoyant_segtree(input))) << what;
+    }
+  }
+}
+
 TEST(Clairvoyant, SchedulesAreCorrectSinglePortProgramsForAnyArrivalPattern) {
   std::mt19937_64 rng(7);
   for (Pattern pattern : {Pattern::uniform, Pattern::one_late, Pattern::clustered, Pattern::balanced}) {

@@ -5,22 +5,27 @@
 // * The set of processes of a round is merged from the previous round and
 //   the queue of processes still to arrive, no priority queue (§5.2,
 //   Listing 6); rounds with a single available process are skipped (§5.1).
-// * A segment tree of 64-bit-word bitsets over the columns: leaf 0 is the
-//   root (it always comes first in a round — our "pseudo-root", §5.6), then
-//   the other processes ordered by fractional arrival time, twice (§5.4.3),
-//   so that leaf order is round order for any head of the round. A leaf
-//   holds the process's bits while it may still send this round, else 0.
+// * A segment tree of 64-bit-word bitsets over the columns, rebuilt every
+//   round over the round's processes only: leaf k is the k-th process in
+//   round order (the root first when present — our "pseudo-root", §5.6).
+//   [PO] §5.4.3 instead keeps 2P − 1 persistent leaves ordered by
+//   fractional arrival time; with uniform arrivals a round holds a few
+//   dozen of the P processes, so a persistent tree climbs log(2P) mostly
+//   single-child levels per update, and the rebuild (O(|G|·N/64) per round,
+//   no more than the round's transfers cost) is cheaper. A leaf holds the
+//   process's bits while it may still send this round, else 0.
 //   A peer search finds the first segment i may take that another leaf
 //   holds, then its leftmost other holder (Listings 4, 5, 7). Instead of
 //   always OR-ing all-except-one (Listing 3, O(N/64·log P)) it first walks
 //   the candidate bits of the tree root and asks find-leftmost(-from)
 //   (O(log P) each); all-except-one is the fallback after a few misses.
-//   Same answer, faster. Leaves stay in place across rounds when the head
-//   does not move them, and updates stop climbing at an unchanged node.
-// Cost: O(R·|G|·(N/64)·log P) time, O(P·N/64) words of memory.
+//   Same answer, faster. Updates stop climbing at an unchanged node; node
+//   words are OR-ed two at a time (128-bit vectors).
+// Cost: O(R·|G|·(N/64)·log |G|) time, O(P·N/64) words of memory.
 // Source: [PO] §5, Listings 3–8; definition in clairvoyant.hpp.
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include "clairvoyant.hpp"
 
@@ -29,69 +34,76 @@ namespace {
 
 using Word = std::uint64_t;
 
+// Nodes are 2^shift words apart (a power of two ≥ the row width, the
+// padding stays 0); word loops run in blocks of B = min(8, 2^shift) words
+// with a compile-time trip count so that the compiler unrolls and
+// vectorises them.
+template <int B>
 class SegmentTree {
  public:
-  SegmentTree(int leaves, int words) : words_(words) {
-    leaves_ = 1;
-    while (leaves_ < leaves) leaves_ <<= 1;
-    nodes_.assign(static_cast<std::size_t>(2 * leaves_) * words_, 0);
-    mark_.assign(static_cast<std::size_t>(2 * leaves_), 0);
+  SegmentTree(int max_leaves, int shift) : shift_(shift), stride_(1 << shift) {
+    int leaves = 1;
+    while (leaves < max_leaves) leaves <<= 1;
+    nodes_.assign(static_cast<std::size_t>(2 * leaves) << shift_, 0);
   }
-  Word *node(int n) { return nodes_.data() + static_cast<std::size_t>(n) * words_; }
+  Word *node(int n) { return nodes_.data() + (static_cast<std::size_t>(n) << shift_); }
   Word *leaf(int l) { return node(leaves_ + l); }
-  int leaf_count() const { return leaves_; }
 
-  // Recomputes every ancestor of the given leaves, each once, level by
-  // level; a node whose value does not change stops the climb.
-  void update(std::vector<int> &leaf_list) {
-    cur_.clear();
-    for (int l : leaf_list) cur_.push_back(leaves_ + l);
-    while (!cur_.empty() && cur_[0] > 1) {
-      next_.clear();
-      for (int n : cur_) {
-        const int parent = n >> 1;
-        if (!mark_[parent]) mark_[parent] = 1, next_.push_back(parent);
-      }
-      std::size_t kept = 0;
-      for (int parent : next_) {
-        mark_[parent] = 0;
-        if (combine(parent)) next_[kept++] = parent;
-      }
-      next_.resize(kept);
-      cur_.swap(next_);
+  // Leaf k = leaf_row(k) (stride words) for k < size, the others empty;
+  // every inner node recomputed.
+  template <class LeafRow>
+  void build(int size, LeafRow leaf_row) {
+    leaves_ = 1;
+    while (leaves_ < size) leaves_ <<= 1;
+    for (int k = 0; k < size; ++k) std::copy(leaf_row(k), leaf_row(k) + stride_, leaf(k));
+    std::fill(leaf(size), leaf(leaves_), Word{0});
+    for (int n = leaves_ - 1; n >= 1; --n) {
+      Word *out = node(n);
+      const Word *a = node(2 * n), *b = node(2 * n + 1);
+      for (int base = 0; base < stride_; base += B) or_block(out + base, a + base, b + base);
     }
   }
-  void update_path(int l) {
+  // Empties leaf l and updates its ancestors (stops at an unchanged node).
+  void clear_leaf(int l) {
+    std::fill(leaf(l), leaf(l) + stride_, Word{0});
     for (int n = (leaves_ + l) >> 1; n >= 1; n >>= 1)
       if (!combine(n)) break;
   }
   void update_bit(int l, int bit) {
-    const int w = bit >> 6;
+    const Word *data = nodes_.data() + (bit >> 6);
+    Word *out = nodes_.data() + (bit >> 6);
     for (int n = (leaves_ + l) >> 1; n >= 1; n >>= 1) {
-      const Word value = node(2 * n)[w] | node(2 * n + 1)[w];
-      if (value == node(n)[w]) break;
-      node(n)[w] = value;
+      const Word value = data[static_cast<std::size_t>(2 * n) << shift_] | data[static_cast<std::size_t>(2 * n + 1) << shift_];
+      Word &old = out[static_cast<std::size_t>(n) << shift_];
+      if (value == old) break;
+      old = value;
     }
   }
   // OR of every leaf except `l` (Listing 3).
   void all_except_one(int l, Word *out) {
-    std::fill(out, out + words_, 0);
+    std::fill(out, out + stride_, 0);
     for (int n = leaves_ + l; n > 1; n >>= 1) {
       const Word *sibling = node(n ^ 1);
-      for (int w = 0; w < words_; ++w) out[w] |= sibling[w];
+      for (int w = 0; w < stride_; ++w) out[w] |= sibling[w];
     }
   }
-  bool bit(int n, int b) { return (node(n)[b >> 6] >> (b & 63)) & 1; }
   // Leftmost leaf below node n with bit b set (Listing 4); -1 if none.
   int leftmost(int n, int b) {
-    if (!bit(n, b)) return -1;
-    while (n < leaves_) n = bit(2 * n, b) ? 2 * n : 2 * n + 1;
+    const Word *data = nodes_.data() + (b >> 6);
+    const Word mask = Word{1} << (b & 63);
+    if (!(data[static_cast<std::size_t>(n) << shift_] & mask)) return -1;
+    while (n < leaves_) {
+      n *= 2;
+      if (!(data[static_cast<std::size_t>(n) << shift_] & mask)) ++n;
+    }
     return n - leaves_;
   }
   // Leftmost leaf right of leaf l with bit b set (Listing 5); -1 if none.
   int leftmost_from(int l, int b) {
+    const Word *data = nodes_.data() + (b >> 6);
+    const Word mask = Word{1} << (b & 63);
     for (int n = leaves_ + l; n > 1; n >>= 1)
-      if (!(n & 1) && bit(n + 1, b)) return leftmost(n + 1, b);
+      if (!(n & 1) && (data[static_cast<std::size_t>(n + 1) << shift_] & mask)) return leftmost(n + 1, b);
     return -1;
   }
 
@@ -100,58 +112,54 @@ class SegmentTree {
   bool combine(int n) {
     Word *out = node(n);
     const Word *a = node(2 * n), *b = node(2 * n + 1);
-    Word changed = 0;
-    for (int w = 0; w < words_; ++w) {
-      const Word value = a[w] | b[w];
-      changed |= value ^ out[w];
-      out[w] = value;
-    }
-    return changed != 0;
+    bool changed = false;
+    for (int base = 0; base < stride_; base += B) changed |= or_block(out + base, a + base, b + base);
+    return changed;
   }
-  int words_, leaves_;
+  // out = a | b over B words; true when out changed. Blocks of two words
+  // as one 128-bit vector (GCC/Clang vector extension).
+  static bool or_block(Word *out, const Word *a, const Word *b) {
+    if constexpr (B == 1) {
+      const Word value = *a | *b, changed = value ^ *out;
+      *out = value;
+      return changed != 0;
+    } else {
+      using Pair = Word __attribute__((vector_size(16)));
+      Pair changed{0, 0};
+      _Pragma("GCC unroll 8") for (int w = 0; w < B; w += 2) {
+        Pair x, y, old;
+        std::memcpy(&x, a + w, sizeof x);
+        std::memcpy(&y, b + w, sizeof y);
+        std::memcpy(&old, out + w, sizeof old);
+        const Pair value = x | y;
+        changed |= value ^ old;
+        std::memcpy(out + w, &value, sizeof value);
+      }
+      return (changed[0] | changed[1]) != 0;
+    }
+  }
+  int shift_, stride_, leaves_ = 1;
   std::vector<Word> nodes_;
-  std::vector<char> mark_;
-  std::vector<int> cur_, next_;
 };
 
-}  // namespace
-
-Schedule clairvoyant_segtree(const ClairvoyantInput &input) {
-  Schedule schedule = detail::clairvoyant_empty(input, "clairvoyant_segtree");
-  if (!clairvoyant_input_error(input).empty() || input.procs == 1) return schedule;
+template <int B>
+void generate(const ClairvoyantInput &input, int shift, Schedule &schedule) {
   for (RankSchedule &r : schedule.ranks) r.send.reserve(input.segments), r.recv.reserve(input.segments);
   const int procs = input.procs, segments = input.segments, root = input.root;
-  const int words = (segments + 63) / 64;
+  const int words = (segments + 63) / 64, stride = 1 << shift;
   const detail::ClairvoyantTicks ticks = detail::clairvoyant_ticks(input);
   const std::int64_t d = ticks.per_round;
 
   // Bit rows, one per process: the segments it holds.
-  std::vector<Word> state(static_cast<std::size_t>(procs) * words, 0);
+  std::vector<Word> state(static_cast<std::size_t>(procs) * stride, 0);
   for (int p = 0; p < procs; ++p) {
-    Word *row = state.data() + static_cast<std::size_t>(p) * words;
+    Word *row = state.data() + static_cast<std::size_t>(p) * stride;
     for (int s = 0; s < segments; ++s) row[s >> 6] |= Word{1} << (s & 63);
   }
-  auto row = [&](int p) { return state.data() + static_cast<std::size_t>(p) * words; };
+  auto row = [&](int p) { return state.data() + static_cast<std::size_t>(p) * stride; };
   std::vector<int> held(procs, segments), received(procs, -1);
-  // Per round bookkeeping for the incremental tree update: sent this round,
-  // the segment whose P' state was just reverted, the leaf for next round.
-  std::vector<char> sent(procs, 0);
-  std::vector<int> restored(procs, -1), next_leaf(procs, -1);
   std::vector<std::int64_t> avail(ticks.arrival);
-
-  // Fractional order of the non-root processes: leaf 1 + position, or
-  // 1 + position + (P−1) when the process comes after the head's wrap.
-  auto fraction = [&](int p) { return ticks.arrival[p] % d; };
-  std::vector<int> by_fraction;
-  for (int p = 0; p < procs; ++p)
-    if (p != root) by_fraction.push_back(p);
-  std::sort(by_fraction.begin(), by_fraction.end(), [&](int a, int b) {
-    return std::pair(fraction(a), a) < std::pair(fraction(b), b);
-  });
-  std::vector<int> position(procs, 0);
-  for (int i = 0; i < procs - 1; ++i) position[by_fraction[i]] = i;
-  SegmentTree tree(1 + 2 * (procs - 1), words);
-  std::vector<int> owner(static_cast<std::size_t>(tree.leaf_count()), -1), leaf_of(procs, -1);
+  SegmentTree<B> tree(procs, shift);
 
   // The awaiting queue A (Listing 6): by (arrival, rank).
   std::vector<int> awaiting(procs);
@@ -160,21 +168,12 @@ Schedule clairvoyant_segtree(const ClairvoyantInput &input) {
             [&](int a, int b) { return std::pair(avail[a], a) < std::pair(avail[b], b); });
   std::size_t next_awaiting = 0;
 
-  std::vector<int> group, merged, dirty, order;
-  std::vector<Word> column(static_cast<std::size_t>(words));
+  std::vector<int> group, merged, order;
+  std::vector<Word> column(static_cast<std::size_t>(stride));
   auto earlier = [&](int a, int b) { return std::pair(avail[a], a) < std::pair(avail[b], b); };
-  // Empties the leaves of the previous group (the tree is updated later).
-  auto clear_leaves = [&] {
-    for (int p : group)
-      if (leaf_of[p] >= 0) {
-        std::fill(tree.leaf(leaf_of[p]), tree.leaf(leaf_of[p]) + words, 0);
-        dirty.push_back(leaf_of[p]);
-        owner[leaf_of[p]] = -1;
-        leaf_of[p] = -1;
-      }
-  };
   int unfinished = procs;
   long long round = 0;
+  int last_round = -1;
   while (unfinished > 1) {
     // merge-and-clean: the previous group (already advanced by d, still
     // sorted) merged with the arrivals, finished processes dropped.
@@ -200,58 +199,24 @@ Schedule clairvoyant_segtree(const ClairvoyantInput &input) {
       const std::int64_t skip = (avail[awaiting[next_awaiting]] - avail[only]) / d;
       avail[only] += skip * d;
       round += skip;
-      clear_leaves();
       group.assign(1, only);
       continue;
     }
-    // Place the round's processes in the tree. A process that keeps its
-    // leaf only needs what changed last round: its whole column back if it
-    // sent (the leaf went dark), else the bit of the segment it received.
-    const int head = merged[0];
-    const auto head_key = std::pair(fraction(head), head);
-    bool root_in = false;
-    for (int p : merged) {
-      if (p == root) {
-        next_leaf[p] = 0, root_in = true;
-      } else {
-        next_leaf[p] = 1 + position[p] + (std::pair(fraction(p), p) < head_key ? procs - 1 : 0);
-      }
-    }
-    for (int p : group)  // movers and leavers give their old leaf up
-      if (leaf_of[p] >= 0 && leaf_of[p] != next_leaf[p]) {
-        std::fill(tree.leaf(leaf_of[p]), tree.leaf(leaf_of[p]) + words, 0);
-        dirty.push_back(leaf_of[p]);
-        owner[leaf_of[p]] = -1;
-        leaf_of[p] = -1;
-      }
-    for (int p : merged) {
-      const int l = next_leaf[p];
-      if (leaf_of[p] == l && !sent[p]) {
-        if (restored[p] >= 0) {
-          tree.leaf(l)[restored[p] >> 6] |= Word{1} << (restored[p] & 63);
-          tree.update_bit(l, restored[p]);
-        }
-      } else {
-        leaf_of[p] = l;
-        owner[l] = p;
-        std::copy(row(p), row(p) + words, tree.leaf(l));
-        dirty.push_back(l);
-      }
-      sent[p] = 0, restored[p] = -1;
-    }
-    for (int p : group) next_leaf[p] = -1;
-    for (int p : merged) next_leaf[p] = -1;
-    tree.update(dirty);
-    dirty.clear();
     group.swap(merged);
 
+    // Round order: the root first when present, then (availability, rank);
+    // leaf k of the tree is order[k].
     order.clear();
-    if (root_in) order.push_back(root);
+    for (int p : group)
+      if (p == root) order.push_back(root);
     for (int p : group)
       if (p != root) order.push_back(p);
+    const int size = static_cast<int>(order.size());
+    tree.build(size, [&](int k) { return row(order[k]); });
     const int sink = order[0];
-    for (int i : order) {
-      const int li = leaf_of[i];
+    const double time = static_cast<double>(static_cast<int>(round)) * input.round_time;
+    for (int li = 0; li < size; ++li) {
+      const int i = order[li];
       // FIND-PEER-SEGMENT (Listing 7): the smallest segment i may take
       // (non-sink: one it holds; sink: any but the one it received) that a
       // leaf other than i's holds. Fast path: walk the candidate bits of the
@@ -293,9 +258,10 @@ Schedule clairvoyant_segtree(const ClairvoyantInput &input) {
         }
       }
       if (segment < 0) continue;
-      const int z = owner[peer_leaf];
-      schedule.ranks[i].recv.push_back({static_cast<int>(round), z, segment, 0});
-      schedule.ranks[z].send.push_back({static_cast<int>(round), i, segment, 0});
+      const int z = order[peer_leaf];
+      last_round = static_cast<int>(round);
+      schedule.ranks[i].recv.push_back({last_round, z, segment, time});
+      schedule.ranks[z].send.push_back({last_round, i, segment, time});
       const Word bit = Word{1} << (segment & 63);
       row(z)[segment >> 6] &= ~bit;
       --held[z];
@@ -304,9 +270,7 @@ Schedule clairvoyant_segtree(const ClairvoyantInput &input) {
       own &= ~bit;  // P' until the round ends
       received[i] = segment;
       // z has sent: its leaf goes dark for the rest of the round.
-      sent[z] = 1;
-      std::fill(tree.leaf(leaf_of[z]), tree.leaf(leaf_of[z]) + words, 0);
-      tree.update_path(leaf_of[z]);
+      tree.clear_leaf(peer_leaf);
       Word &leaf_word = tree.leaf(li)[segment >> 6];
       if (leaf_word & bit) {
         leaf_word &= ~bit;
@@ -316,14 +280,31 @@ Schedule clairvoyant_segtree(const ClairvoyantInput &input) {
     for (int p : group) {
       if (received[p] >= 0) {
         row(p)[received[p] >> 6] |= Word{1} << (received[p] & 63);
-        restored[p] = received[p], received[p] = -1;
+        received[p] = -1;
       }
       avail[p] += d;
       if (held[p] == 0) --unfinished;
     }
     ++round;
   }
-  detail::clairvoyant_finish(schedule, input.round_time);
+  // What detail::clairvoyant_finish computes (times were set above).
+  schedule.rounds = last_round + 1;
+  schedule.completion_time = schedule.rounds * input.round_time;
+}
+
+}  // namespace
+
+Schedule clairvoyant_segtree(const ClairvoyantInput &input) {
+  Schedule schedule = detail::clairvoyant_empty(input, "clairvoyant_segtree");
+  if (!clairvoyant_input_error(input).empty() || input.procs == 1) return schedule;
+  int shift = 0;
+  while ((1 << shift) < (input.segments + 63) / 64) ++shift;
+  switch (shift) {
+    case 0: generate<1>(input, shift, schedule); break;
+    case 1: generate<2>(input, shift, schedule); break;
+    case 2: generate<4>(input, shift, schedule); break;
+    default: generate<8>(input, shift, schedule); break;
+  }
   return schedule;
 }
 

@@ -54,6 +54,8 @@ std::string cache_key(const Entry &entry, const core::Params &p, int rank) {
      << p.count << ' ' << p.element_bytes << ' ' << p.commutative << ' ' << p.segment_count << ' '
      << p.segment_elements << ' ' << p.cost.alpha << ' ' << p.cost.beta << ' ' << p.cost.gamma << " r";
   for (int k : p.radix) os << ' ' << k;
+  os << " s";
+  for (std::int64_t size : p.segment_sizes) os << ' ' << size;
   os << " a";
   for (double a : p.arrivals) os << ' ' << a;
   return os.str();

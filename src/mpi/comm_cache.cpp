@@ -47,6 +47,12 @@ void ArrivalsMailbox::deliver(std::vector<double> arrivals) {
   delivered_cv.notify_all();
 }
 
+void ArrivalsMailbox::clear() {
+  std::lock_guard<std::mutex> lock(mutex);
+  latest.clear();
+  fresh = true;
+}
+
 bool ArrivalsMailbox::take(std::vector<double> &out) {
   std::unique_lock<std::mutex> lock(mutex);
   delivered_cv.wait(lock, [&] { return delivered >= expected; });

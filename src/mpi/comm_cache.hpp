@@ -55,6 +55,7 @@ struct ArrivalsMailbox {
 
   void expect();
   void deliver(std::vector<double> arrivals);  // thread-safe
+  void clear();  // the next collective goes back to balanced arrivals
   // Waits for the announced exchanges; true and `out` set when a vector
   // arrived since the last take.
   bool take(std::vector<double> &out);

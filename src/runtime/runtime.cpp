@@ -208,7 +208,7 @@ int shutdown(Runtime *rt) {
   if (rt->thread.joinable()) rt->thread.join();
   int rc = MPI_SUCCESS;
   if (rt->comm != MPI_COMM_NULL) rc = MPI_Comm_free(&rt->comm);
-  rt->mailbox->deliver({});  // collectives go on without PATs
+  rt->mailbox->clear();  // collectives go on without PATs
   delete rt;
   return rc;
 }

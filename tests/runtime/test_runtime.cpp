@@ -214,6 +214,17 @@ int main(int argc, char **argv) {
   // finalize hook must stop it).
   suite.check(PAT_Init(MPI_COMM_WORLD) == MPI_SUCCESS, "PAT_Init after PAT_Finalize succeeds");
   suite.check(phase(4) && scatter_correct("slin", 0, 5), "a phase after re-initialisation works");
+  // After re-initialisation the collectives still wait for the newest
+  // exchange: PAP-aware trees (sbn, slt) right after an edge at 100 %.
+  bool reinit = true;
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    reinit = PAT_ProcessingStart() == MPI_SUCCESS && reinit;
+    sleep_ms(1.0 + 3.0 * ((g_rank + iteration) % g_size));
+    reinit = PAT_Edge(1.0) == MPI_SUCCESS && PAT_ProcessingEnd() == MPI_SUCCESS && reinit;
+    reinit = scatter_correct("sbn", iteration % g_size, 33) && reinit;
+    reinit = allreduce_correct("slt", 77) && reinit;
+  }
+  suite.check(reinit, "after re-initialisation, PAP-aware trees right after an edge at 100% are correct");
   const int status = suite.finish();
   MPI_Finalize();
   return status;

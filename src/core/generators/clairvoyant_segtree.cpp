@@ -57,10 +57,16 @@ class SegmentTree {
     while (leaves_ < size) leaves_ <<= 1;
     for (int k = 0; k < size; ++k) std::copy(leaf_row(k), leaf_row(k) + stride_, leaf(k));
     std::fill(leaf(size), leaf(leaves_), Word{0});
-    for (int n = leaves_ - 1; n >= 1; --n) {
-      Word *out = node(n);
-      const Word *a = node(2 * n), *b = node(2 * n + 1);
-      for (int base = 0; base < stride_; base += B) or_block(out + base, a + base, b + base);
+    // Level by level: the nodes above real leaves are OR-ed, the others
+    // (above padding only) are zeroed.
+    for (int first = leaves_ / 2, count = size; first >= 1; first /= 2) {
+      count = (count + 1) / 2;
+      for (int n = first; n < first + count; ++n) {
+        Word *out = node(n);
+        const Word *a = node(2 * n), *b = node(2 * n + 1);
+        for (int base = 0; base < stride_; base += B) or_block(out + base, a + base, b + base);
+      }
+      std::fill(node(first + count), node(2 * first), Word{0});
     }
   }
   // Empties leaf l and updates its ancestors (stops at an unchanged node).
@@ -154,7 +160,8 @@ void generate(const ClairvoyantInput &input, int shift, Schedule &schedule) {
   std::vector<Word> state(static_cast<std::size_t>(procs) * stride, 0);
   for (int p = 0; p < procs; ++p) {
     Word *row = state.data() + static_cast<std::size_t>(p) * stride;
-    for (int s = 0; s < segments; ++s) row[s >> 6] |= Word{1} << (s & 63);
+    std::fill(row, row + segments / 64, ~Word{0});
+    if (segments % 64) row[segments / 64] = (Word{1} << (segments % 64)) - 1;
   }
   auto row = [&](int p) { return state.data() + static_cast<std::size_t>(p) * stride; };
   std::vector<int> held(procs, segments), received(procs, -1);

@@ -12,22 +12,12 @@
 #include <mpi.h>
 #include <patcoll.h>
 
+#include "example_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static void sleep_ms(double ms) {
-  struct timespec t;
-  t.tv_sec = (time_t)(ms / 1000.0);
-  t.tv_nsec = (long)((ms - 1000.0 * (double)t.tv_sec) * 1e6);
-  nanosleep(&t, NULL);
-}
-
-static int compare(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 enum { ALGS = 6 };
 static const char *names[ALGS] = {"scatter lin", "scatter slin", "scatter bsln", "gather ls", "gather sls", "gather bsls"};

@@ -13,16 +13,11 @@
 #include <mpi.h>
 #include <patcoll.h>
 
+#include "example_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static void sleep_ms(double ms) {
-  struct timespec t;
-  t.tv_sec = (time_t)(ms / 1000.0);
-  t.tv_nsec = (long)((ms - 1000.0 * (double)t.tv_sec) * 1e6);
-  nanosleep(&t, NULL);
-}
 
 int main(int argc, char **argv) {
   int provided = 0, rank = 0, size = 1;

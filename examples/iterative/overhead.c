@@ -14,22 +14,12 @@
 #include <mpi.h>
 #include <patcoll.h>
 
+#include "example_util.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static void sleep_ms(double ms) {
-  struct timespec t;
-  t.tv_sec = (time_t)(ms / 1000.0);
-  t.tv_nsec = (long)((ms - 1000.0 * (double)t.tv_sec) * 1e6);
-  nanosleep(&t, NULL);
-}
-
-static int compare(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void report(const char *what, double *v, int n) {
   qsort(v, (size_t)n, sizeof(double), compare);

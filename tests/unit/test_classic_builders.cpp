@@ -199,7 +199,9 @@ TEST(ReduceRabenseifner, ReduceScatterSendsCountTimesPMinusOneOverPAndTheRootGat
           if (op.kind == OpKind::recv && step.round > rounds) gathered += op.dst.count;
         }
       EXPECT_EQ(scattered, count * (procs - 1) / procs);
-      if (program.rank == 0) EXPECT_EQ(gathered, count * (procs - 1) / procs);
+      if (program.rank == 0) {
+        EXPECT_EQ(gathered, count * (procs - 1) / procs);
+      }
     }
   }
 }

@@ -1,0 +1,167 @@
+#include "select.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "cost.hpp"
+#include "simulate.hpp"
+
+namespace patcoll::core {
+
+std::vector<std::string_view> classic_candidates(const Params &params) {
+  const std::int64_t bytes = params.count * params.element_bytes;
+  const bool small = bytes < 16 * 1024 || params.count < params.procs;
+  switch (params.collective) {
+    case Collective::reduce:
+      if (small) return {"binomial", "linear"};
+      return {"rabenseifner", "binary", "binomial", "linear"};
+    case Collective::allreduce:
+      if (small) return {"recursive_doubling", "rabenseifner", "ring"};
+      return {"rabenseifner", "ring", "recursive_doubling"};
+    case Collective::scatter:
+    case Collective::gather:
+      if (small) return {"bnom", "lin"};
+      return {"lin", "bnom"};
+  }
+  return {};
+}
+
+const Algorithm *classic_choice(const Params &params) {
+  for (std::string_view name : classic_candidates(params)) {
+    const Algorithm *algorithm = find_algorithm(params.collective, name);
+    if (algorithm && unsupported_reason(*algorithm, params).empty()) return algorithm;
+  }
+  return nullptr;
+}
+
+std::vector<Prediction> predict_candidates(const Params &params) {
+  std::vector<Prediction> out;
+  double best_classic = INFINITY;
+  auto consider = [&](const Algorithm &algorithm, bool pap) {
+    if (!unsupported_reason(algorithm, params).empty()) return;
+    const SimulateResult result = simulate(algorithm, params);
+    if (!result.error.empty() || !std::isfinite(result.run_time)) return;
+    out.push_back({algorithm.name, result.run_time, pap});
+    if (!pap) best_classic = std::min(best_classic, result.run_time);
+  };
+  for (std::string_view name : classic_candidates(params))
+    if (const Algorithm *algorithm = find_algorithm(params.collective, name)) consider(*algorithm, false);
+  if (std::isfinite(best_classic)) out.insert(out.begin(), Prediction{native_name, best_classic, false});
+  for (const Algorithm &algorithm : algorithms())
+    if (algorithm.collective == params.collective && (algorithm.restrictions & pap_aware)) consider(algorithm, true);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Prediction &a, const Prediction &b) { return a.seconds < b.seconds; });
+  return out;
+}
+
+namespace {
+
+// Everything of the call but the PAT vector: the decision's "shape".
+std::string shape_key(const Params &p) {
+  std::ostringstream os;
+  os.precision(17);
+  os << static_cast<int>(p.collective) << ' ' << p.procs << ' ' << p.root << ' ' << p.count << ' ' << p.element_bytes
+     << ' ' << p.commutative << ' ' << p.segment_count << ' ' << p.segment_elements << ' ' << p.cost.alpha << ' '
+     << p.cost.beta << ' ' << p.cost.gamma << " r";
+  for (int k : p.radix) os << ' ' << k;
+  os << " s";
+  for (std::int64_t size : p.segment_sizes) os << ' ' << size;
+  return os.str();
+}
+
+const Prediction *find(const std::vector<Prediction> &predictions, std::string_view name) {
+  for (const Prediction &p : predictions)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<Prediction> &Selector::predictions_for(const Params &quantised, bool &hit) {
+  std::ostringstream os;
+  os.precision(17);
+  os << shape_key(quantised) << " a";
+  for (double a : quantised.arrivals) os << ' ' << a;
+  const std::string key = os.str();
+  if (auto it = cache_.find(key); it != cache_.end()) {
+    hit = true;
+    lru_.splice(lru_.begin(), lru_, it->second.position);
+    return it->second.predictions;
+  }
+  hit = false;
+  ++simulations_;
+  while (!lru_.empty() && cache_.size() >= std::max<std::size_t>(1, options_.cache_entries)) {
+    cache_.erase(lru_.back());
+    lru_.pop_back();
+  }
+  lru_.push_front(key);
+  Cached &slot = cache_[key];
+  slot.position = lru_.begin();
+  slot.predictions = predict_candidates(quantised);
+  return slot.predictions;
+}
+
+Selection Selector::select(const Params &params) {
+  Selection selection;
+  const bool has_pattern = !params.arrivals.empty();
+  if (!has_pattern || params.count * params.element_bytes < options_.min_bytes || params.procs < 2) {
+    const Algorithm *classic = classic_choice(params);
+    selection.name = classic ? classic->name : native_name;
+  } else {
+    const std::string shape = shape_key(params);
+    // The quantum: a fraction of the balanced best-classic prediction.
+    auto balanced = balanced_.find(shape);
+    if (balanced == balanced_.end()) {
+      Params flat = params;
+      flat.arrivals.clear();
+      double best = INFINITY;
+      for (const Prediction &p : predict_candidates(flat))
+        if (!p.pap_aware) best = std::min(best, p.seconds);
+      if (balanced_.size() > 4 * options_.cache_entries) {
+        balanced_.clear();
+        current_.clear();
+      }
+      balanced = balanced_.emplace(shape, std::isfinite(best) ? best : 0.0).first;
+    }
+    Params quantised = params;
+    quantised.arrivals = quantise_arrivals(params.arrivals, options_.quantum_fraction * balanced->second);
+    const bool flat = std::all_of(quantised.arrivals.begin(), quantised.arrivals.end(), [](double a) { return a == 0; });
+    if (flat) quantised.arrivals.clear();  // balanced: the same cache entry for every flat vector
+    selection.predictions = predictions_for(quantised, selection.cache_hit);
+    selection.arrivals = quantised.arrivals.empty() ? std::vector<double>(params.procs, 0.0) : quantised.arrivals;
+    selection.simulated = true;
+    std::string &current = current_[shape];
+    if (current.empty()) current = std::string(native_name);
+    if (selection.predictions.empty()) {
+      const Algorithm *classic = classic_choice(params);
+      selection.name = classic ? classic->name : native_name;
+    } else if (flat) {
+      // No imbalance to exploit: the MPI library's own tuning is trusted
+      // over the model's ranking of balanced algorithms.
+      current = std::string(native_name);
+      selection.name = native_name;
+    } else {
+      // Hysteresis from the current choice (native at first); classic
+      // algorithms other than native are never chosen here: native stands
+      // for them.
+      const Prediction *incumbent = find(selection.predictions, current);
+      const Prediction *best = nullptr;
+      for (const Prediction &p : selection.predictions)
+        if (p.pap_aware || p.name == native_name) {
+          best = &p;
+          break;
+        }
+      const Prediction *chosen = incumbent;
+      if (!incumbent || (best && best->seconds < incumbent->seconds * (1.0 - options_.hysteresis))) chosen = best;
+      if (!chosen) chosen = &selection.predictions.front();
+      current = std::string(chosen->name);
+      selection.name = chosen->name;
+    }
+  }
+  selection.changed = last_choice_ != selection.name;
+  last_choice_ = std::string(selection.name);
+  return selection;
+}
+
+}  // namespace patcoll::core

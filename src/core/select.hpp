@@ -1,0 +1,103 @@
+// `auto` with an arrival pattern: choose the algorithm the model predicts
+// fastest for this PAT vector ([PA] §7 names this as future work).
+//
+// Without a PAT vector `auto` keeps its size-and-P rule (docs/selection.md).
+// With one, every eligible candidate is simulated (simulate.hpp) on the
+// communicator's cost model and the vector, and the fastest wins:
+//   - candidates: the classic algorithms of the size rule (their best
+//     prediction stands for `native`, the MPI library's own, which is what
+//     `auto` runs when nothing PAP-aware is predicted to beat it) and every
+//     PAP-aware algorithm that can serve the call;
+//   - the PAT vector is made relative to the earliest rank and quantised to
+//     `quantum_fraction` of the predicted balanced time, so a pattern that
+//     jitters by less than that decides once (predictions are cached per
+//     quantised vector, LRU);
+//   - hysteresis: the current choice stays while its prediction is within
+//     `hysteresis` of the best one, so a noisy pattern does not flap; the
+//     first choice starts from `native`.
+// Every rank must choose the same algorithm: the inputs (Params, the PAT
+// vector, the cost model) are the same on every rank and nothing here reads
+// a clock, so the sequence of choices is identical everywhere.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithm.hpp"
+
+namespace patcoll::core {
+
+inline constexpr std::string_view native_name = "native";
+
+struct Prediction {
+  std::string_view name;  // "native" or a catalogue algorithm
+  double seconds = 0;     // predicted run time max(f) - min(a)
+  bool pap_aware = false;
+};
+
+struct SelectOptions {
+  double hysteresis = 0.05;        // keep the current choice unless the best is this much faster
+  double quantum_fraction = 0.05;  // PAT quantum, as a fraction of the balanced prediction
+  std::size_t cache_entries = 64;  // quantised vectors remembered per selector
+  // Below this many bytes per rank the pattern is not simulated: with small
+  // messages the work left after the last arrival is a few latencies for
+  // every algorithm, so nothing is won (docs/selection.md has the numbers).
+  std::int64_t min_bytes = 16 * 1024;
+};
+
+// The classic algorithms of the size-and-P rule for `params`, in preference
+// order (the first supported one is today's `auto` choice).
+std::vector<std::string_view> classic_candidates(const Params &);
+// The first classic candidate that can serve `params`; nullptr when none.
+const Algorithm *classic_choice(const Params &);
+
+// Predicted run times on `params` (its arrivals and cost model) of every
+// candidate that can serve the call, fastest first, with "native" standing
+// for the best classic one. Ties keep candidate order (classic first).
+std::vector<Prediction> predict_candidates(const Params &);
+
+struct Selection {
+  std::string_view name;               // what `auto` runs: "native" or an algorithm
+  std::vector<Prediction> predictions; // fastest first (empty when not simulated)
+  std::vector<double> arrivals;        // the quantised PAT vector used
+  bool simulated = false;              // false: the size-and-P rule decided
+  bool changed = false;                // differs from the previous selection
+  bool cache_hit = false;
+};
+
+// One selector per (communicator, collective): holds the cache and the
+// current choice for hysteresis. Not thread-safe (callers serialise).
+class Selector {
+ public:
+  explicit Selector(SelectOptions options = {}) : options_(options) {}
+
+  // `params.arrivals` empty: the size-and-P rule (name of a classic
+  // algorithm, or "native" when none can serve). Otherwise the model's
+  // choice among native and the PAP-aware candidates.
+  Selection select(const Params &params);
+
+  const SelectOptions &options() const { return options_; }
+  std::size_t simulations() const { return simulations_; }  // cache misses so far
+
+ private:
+  const std::vector<Prediction> &predictions_for(const Params &quantised, bool &hit);
+
+  SelectOptions options_;
+  std::string last_choice_;  // for Selection::changed
+  std::unordered_map<std::string, std::string> current_;  // shape key -> current choice (hysteresis)
+  std::size_t simulations_ = 0;
+  std::list<std::string> lru_;
+  struct Cached {
+    std::vector<Prediction> predictions;
+    std::list<std::string>::iterator position;
+  };
+  std::unordered_map<std::string, Cached> cache_;
+  std::unordered_map<std::string, double> balanced_;  // shape key -> balanced best-classic time
+};
+
+}  // namespace patcoll::core

@@ -1,0 +1,182 @@
+// `auto` with an arrival pattern (select.hpp): the facts of docs/selection.md.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/algorithm.hpp"
+#include "core/select.hpp"
+#include "core/simulate.hpp"
+
+namespace patcoll::core {
+namespace {
+
+Params call(Collective collective, int procs, std::int64_t count) {
+  Params p;
+  p.collective = collective;
+  p.procs = procs;
+  p.count = count;
+  p.element_bytes = 4;
+  return p;
+}
+
+std::vector<double> one_late(int procs, int late, double delay) {
+  std::vector<double> a(procs, 0.0);
+  a[late] = delay;
+  return a;
+}
+
+double balanced_best_classic(Params p) {
+  p.arrivals.clear();
+  double best = INFINITY;
+  for (const Prediction &q : predict_candidates(p))
+    if (!q.pap_aware) best = std::min(best, q.seconds);
+  return best;
+}
+
+TEST(Select, WithoutPatternTheSizeRuleDecides) {
+  Selector selector;
+  Params big = call(Collective::allreduce, 8, 1 << 20);
+  Selection s = selector.select(big);
+  EXPECT_FALSE(s.simulated);
+  EXPECT_EQ(s.name, "rabenseifner");
+  Params small = call(Collective::reduce, 8, 4);
+  EXPECT_EQ(selector.select(small).name, "binomial");
+  Params scatter = call(Collective::scatter, 8, 1 << 20);
+  EXPECT_EQ(selector.select(scatter).name, "lin");
+}
+
+TEST(Select, NativeStandsForTheBestClassicPrediction) {
+  Params p = call(Collective::reduce, 16, 1 << 20);
+  p.arrivals = one_late(16, 15, 1e-3);
+  const auto predictions = predict_candidates(p);
+  ASSERT_FALSE(predictions.empty());
+  double native = -1, best_classic = INFINITY;
+  for (const Prediction &q : predictions) {
+    if (q.name == native_name) native = q.seconds;
+    else if (!q.pap_aware) best_classic = std::min(best_classic, q.seconds);
+  }
+  EXPECT_EQ(native, best_classic);
+  for (std::size_t i = 1; i < predictions.size(); ++i) EXPECT_LE(predictions[i - 1].seconds, predictions[i].seconds);
+}
+
+TEST(Select, BalancedArrivalsChooseNative) {
+  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::scatter, Collective::gather}) {
+    Selector selector;
+    Params p = call(c, 16, 1 << 18);
+    p.arrivals.assign(16, 0.0);
+    Selection s = selector.select(p);
+    EXPECT_TRUE(s.simulated) << to_string(c);
+    EXPECT_EQ(s.name, native_name) << to_string(c);
+    // A jitter far below the quantum is the same balanced pattern, from the cache.
+    p.arrivals[3] = 1e-4 * balanced_best_classic(p);
+    Selection again = selector.select(p);
+    EXPECT_EQ(again.name, native_name) << to_string(c);
+    EXPECT_TRUE(again.cache_hit) << to_string(c);
+    EXPECT_EQ(selector.simulations(), 1u) << to_string(c);
+  }
+}
+
+TEST(Select, OneLateRankByTheBalancedTimeChoosesAPapAwareAlgorithmPredictedFaster) {
+  for (Collective c : {Collective::reduce}) {
+    for (int procs : {8, 48}) {
+      Selector selector;
+      Params p = call(c, procs, 1 << 20);
+      const double d = balanced_best_classic(p);
+      p.arrivals = one_late(procs, procs - 1, d);
+      Selection s = selector.select(p);
+      ASSERT_TRUE(s.simulated);
+      EXPECT_NE(s.name, native_name) << to_string(c) << " P=" << procs;
+      const Algorithm *chosen = find_algorithm(c, s.name);
+      ASSERT_NE(chosen, nullptr);
+      EXPECT_TRUE(chosen->restrictions & pap_aware);
+      double native = 0, mine = 0;
+      for (const Prediction &q : s.predictions) {
+        if (q.name == native_name) native = q.seconds;
+        if (q.name == s.name) mine = q.seconds;
+      }
+      EXPECT_LT(mine, native * (1 - selector.options().hysteresis)) << to_string(c) << " P=" << procs;
+    }
+  }
+}
+
+TEST(Select, HysteresisKeepsTheCurrentChoiceUnlessTheBestIsClearlyFaster) {
+  Params p = call(Collective::reduce, 16, 1 << 20);
+  p.arrivals = one_late(16, 15, balanced_best_classic(p));
+  Selector eager(SelectOptions{.hysteresis = 0.0});
+  EXPECT_NE(eager.select(p).name, native_name);
+  Selector sticky(SelectOptions{.hysteresis = 0.99});
+  EXPECT_EQ(sticky.select(p).name, native_name);
+
+  // Once switched, a balanced pattern goes back to native: the model does
+  // not rank balanced algorithms against the MPI library's tuned ones.
+  Selector selector;
+  Selection first = selector.select(p);
+  ASSERT_NE(first.name, native_name);
+  EXPECT_TRUE(first.changed);
+  Params flat = p;
+  flat.arrivals.assign(16, 0.0);
+  Selection balanced = selector.select(flat);
+  EXPECT_EQ(balanced.name, native_name);
+  EXPECT_TRUE(balanced.changed);
+}
+
+TEST(Select, TheSameSequenceGivesTheSameChoicesOnEveryRank) {
+  Selector a, b;
+  Params p = call(Collective::allreduce, 12, 1 << 19);
+  const double d = balanced_best_classic(p);
+  for (int call_index = 0; call_index < 30; ++call_index) {
+    p.arrivals.assign(12, 0.0);
+    p.arrivals[(call_index * 5) % 12] = d * ((call_index % 4) * 0.5);
+    p.arrivals[(call_index * 7 + 1) % 12] += d * 0.013 * call_index;
+    Selection x = a.select(p), y = b.select(p);
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.arrivals, y.arrivals);
+  }
+}
+
+TEST(Select, SmallMessagesAreNotSimulated) {
+  Selector selector;
+  Params p = call(Collective::reduce, 8, 16);
+  p.arrivals = one_late(8, 7, 1.0);
+  Selection s = selector.select(p);
+  EXPECT_FALSE(s.simulated);
+  EXPECT_EQ(s.name, "binomial");
+  EXPECT_EQ(selector.simulations(), 0u);
+}
+
+TEST(Select, CommutativeOnlyAlgorithmsAreNotCandidatesForNonCommutativeOps) {
+  Params p = call(Collective::reduce, 16, 1 << 20);
+  p.commutative = false;
+  p.arrivals = one_late(16, 15, 0.01);
+  for (const Prediction &q : predict_candidates(p)) {
+    if (q.name == native_name) continue;
+    const Algorithm *algorithm = find_algorithm(Collective::reduce, q.name);
+    ASSERT_NE(algorithm, nullptr);
+    EXPECT_FALSE(algorithm->restrictions & needs_commutative) << q.name;
+  }
+  Selector selector;
+  const Selection s = selector.select(p);
+  if (s.name != native_name) {
+    const Algorithm *algorithm = find_algorithm(Collective::reduce, s.name);
+    ASSERT_NE(algorithm, nullptr);
+    EXPECT_FALSE(algorithm->restrictions & needs_commutative);
+  }
+}
+
+TEST(Select, TheCacheIsBounded) {
+  Selector selector(SelectOptions{.cache_entries = 4});
+  Params p = call(Collective::gather, 8, 1 << 16);
+  const double d = balanced_best_classic(p);
+  for (int k = 1; k <= 10; ++k) {
+    p.arrivals = one_late(8, k % 8, d * k);
+    selector.select(p);
+  }
+  EXPECT_EQ(selector.simulations(), 10u);
+  p.arrivals = one_late(8, 10 % 8, d * 10);
+  EXPECT_TRUE(selector.select(p).cache_hit);
+  p.arrivals = one_late(8, 1, d * 1);
+  EXPECT_FALSE(selector.select(p).cache_hit);
+}
+
+}  // namespace
+}  // namespace patcoll::core

@@ -31,6 +31,8 @@ OPTIONAL = {
     "window_missed": bool,
     "measured_arrivals_s": list,
     "arrival_error_s": (int, float),
+    "pats_s": list,
+    "chosen": str,
 }
 COLLECTIVES = {"reduce", "allreduce", "scatter", "gather"}
 
@@ -61,7 +63,7 @@ def check_record(obj):
     procs = obj["procs"]
     if procs < 1:
         problems.append("procs < 1")
-    for key in ("arrivals_s", "elapsed_s") + (("measured_arrivals_s",) if "measured_arrivals_s" in obj else ()):
+    for key in ("arrivals_s", "elapsed_s") + tuple(k for k in ("measured_arrivals_s", "pats_s") if k in obj):
         values = obj[key]
         if len(values) != procs:
             problems.append("'%s' has %d values for %d procs" % (key, len(values), procs))

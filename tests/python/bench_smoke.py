@@ -125,6 +125,30 @@ def main():
         expected = [[0, 0.001, 0, 0], [0.002, 0, 0, 0.001]][r["iteration"]]  # measured iteration j: line j
         if max(abs(a - b) for a, b in zip(r["arrivals_s"], expected)) > 1e-12:
             fail("window run: arrivals %s, expected trace line %s" % (r["arrivals_s"], expected))
+    # PAT sources: the vector the library held (pats_s) shows the late rank
+    # as the latest, from the runtime's edge estimate and from history.
+    for source in ("runtime", "history", "oracle", "none"):
+        out_s = os.path.join(args.workdir, "source-%s.jsonl" % source)
+        p = run(mpi + ["--coll", "reduce,allreduce", "--alg", "native,clairvoyant,prr", "--count", "1000", "--iters",
+                       "3", "--warmup", "2", "--pattern", "one-late:2", "--max-delay", "20ms", "--pat-source", source,
+                       "--quiet", "--out", out_s])
+        if p.returncode != 0:
+            fail("--pat-source %s: exit code %d" % (source, p.returncode))
+        records, problems = bench_schema.check_file(out_s)
+        if problems or not records or not all(r["correct"] and r["pat_source"] == source for r in records):
+            fail("--pat-source %s: schema, field or result problems %s" % (source, problems[:3]))
+        for r in records:
+            pats = r.get("pats_s")
+            if source == "none":
+                if pats is not None:
+                    fail("--pat-source none: a PAT vector was held: %s" % pats)
+                continue
+            if pats is None:
+                fail("--pat-source %s: no PAT vector held at iteration %d" % (source, r["iteration"]))
+            late = max(range(PROCS), key=lambda i: pats[i])
+            # Sleeps overshoot on a loaded machine; the late rank must still stand out.
+            if late != 2 or pats[2] < 0.010 or pats[2] > 0.200:
+                fail("--pat-source %s: PATs %s do not show rank 2 late by ~20 ms" % (source, pats))
     print("bench_smoke: OK (%d + %d records)" % (sum(sum(c.values()) for c in seen.values()), len(records)))
 
 

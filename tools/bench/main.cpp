@@ -29,6 +29,7 @@
 #include "core/ir.hpp"
 #include "mpi/registry.hpp"
 #include "patcoll.h"
+#include "pat_source.hpp"
 #include "patterns.hpp"
 #include "stats.hpp"
 
@@ -43,6 +44,7 @@ const char *const kUsage =
     "  [--root R] [--iters N] [--warmup N] [--pattern none|one-late[:RANK]|rand-late|alternating|normal|\n"
     "  gamma[:SHAPE]|bernoulli[:P]|trace:FILE] [--max-delay SECONDS (ms/us suffixes)] [--seed N]\n"
     "  [--delay sleep|busy] [--sync barrier|window] [--window SECONDS] [--pat-source oracle|none|runtime|history]\n"
+    "  [--edge FRACTION (runtime source, default 0.5)] [--history-window K (history source, default 5)]\n"
     "  [--baseline NAME] [--out FILE] [--no-check] [--quiet] | --list | --help\n";
 
 struct Options {
@@ -62,6 +64,8 @@ struct Options {
   bool window = false;
   double window_size = 0;  // 0: automatic
   std::string pat_source = "oracle";
+  double edge = 0.5;        // runtime source: PAT_Edge at this fraction of the emulated computation
+  int history_window = 5;   // history source: iterations averaged
   std::string baseline = "native";
   std::string out;
   bool check = true;
@@ -187,10 +191,18 @@ std::string parse(int argc, char **argv, Options &o, bool &list, bool &help) {
       if (!parse_seconds(value, o.window_size) || o.window_size <= 0)
         return "bad window '" + value + "' (positive seconds; ms/us suffixes)";
     } else if (flag == "--pat-source") {
-      if (value == "runtime" || value == "history")
-        return "PAT source '" + value + "' is not available yet (oracle, none)";
-      if (value != "oracle" && value != "none") return "unknown PAT source '" + value + "' (oracle, none)";
+      bench::PatSourceKind kind;
+      if (!bench::parse_pat_source(value, kind))
+        return "unknown PAT source '" + value + "' (oracle, none, runtime, history)";
       o.pat_source = value;
+    } else if (flag == "--edge") {
+      char *end = nullptr;
+      o.edge = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end || !(o.edge > 0 && o.edge <= 1)) return "bad edge '" + value + "' (a fraction in (0, 1])";
+    } else if (flag == "--history-window") {
+      long long k = 0;
+      if (!parse_int(value, 1, 1000, k)) return "bad history window '" + value + "' (1 to 1000 iterations)";
+      o.history_window = static_cast<int>(k);
     } else if (flag == "--baseline") {
       o.baseline = value;
     } else if (flag == "--out") {
@@ -329,15 +341,13 @@ void wait_until(const Clock &clock, double target, bool busy) {
     if (!busy) std::this_thread::yield();
 }
 
-void delay(double seconds, bool busy) {
-  if (seconds <= 0) return;
-  if (!busy) {
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    return;
-  }
-  const double end = MPI_Wtime() + seconds;
-  while (MPI_Wtime() < end) {
-  }
+// The PAT vector the library holds after a call: the runtime's newest
+// exchange, or what the source set (empty: none).
+std::vector<double> held_pats(const bench::PatSource &source, int procs) {
+  if (source.kind() != bench::PatSourceKind::runtime) return source.current();
+  std::vector<double> pats(static_cast<std::size_t>(procs));
+  if (PAT_Get_arrivals(pats.data()) != MPI_SUCCESS) pats.clear();
+  return pats;
 }
 
 // ---- output ---------------------------------------------------------------
@@ -401,7 +411,12 @@ int main(int argc, char **argv) {
     std::fputs(patcoll::mpi::list_lines().c_str(), stdout);
     return 0;
   }
-  MPI_Init(&argc, &argv);
+  bench::PatSourceKind source_kind = bench::PatSourceKind::oracle;
+  bench::parse_pat_source(options.pat_source, source_kind);
+  // The runtime's background thread needs MPI_THREAD_MULTIPLE.
+  int provided = MPI_THREAD_SINGLE;
+  if (source_kind == bench::PatSourceKind::runtime) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  else MPI_Init(&argc, &argv);
   int rank = 0, procs = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &procs);
@@ -413,6 +428,10 @@ int main(int argc, char **argv) {
     return 2;
   };
   if (!error.empty()) return die(error);
+  if (source_kind == bench::PatSourceKind::runtime && provided < MPI_THREAD_MULTIPLE)
+    return die("--pat-source runtime needs MPI_THREAD_MULTIPLE, which this MPI library does not provide");
+  if (source_kind == bench::PatSourceKind::runtime && options.window)
+    return die("--pat-source runtime needs --sync barrier (the edge is placed inside the emulated computation)");
   if (options.root >= procs)
     return die("--root " + std::to_string(options.root) + " out of range (" + std::to_string(procs) + " processes)");
 
@@ -460,6 +479,8 @@ int main(int argc, char **argv) {
   const MPI_Op op = op_of(options.op);
   const bool product = options.op == "prod";
   bench::PatternGenerator generator(options.pattern, procs, options.max_delay, options.seed, trace);
+  bench::PatSource source(source_kind, options.edge, options.history_window, MPI_COMM_WORLD);
+  if (std::string e = source.start(); !e.empty()) return die(e);
   Clock clock;
   bool all_correct = true;
   const double started = MPI_Wtime();
@@ -525,6 +546,9 @@ int main(int argc, char **argv) {
       const std::size_t algs = series.size();
       std::vector<double> local(static_cast<std::size_t>(total) * algs * kFields, 0.0);
       std::vector<std::vector<double>> paps(static_cast<std::size_t>(total));
+      // Rank 0: the PAT vector the library held for each call (what PAP-aware
+      // algorithms and `auto` saw), per (iteration, algorithm).
+      std::vector<std::vector<double>> held(rank == 0 ? static_cast<std::size_t>(total) * algs : 0);
       double window_start = 0;
       if (options.window) {
         window_start = clock.now() + 0.01;
@@ -539,8 +563,10 @@ int main(int argc, char **argv) {
         const double lowest = *std::min_element(pap.begin(), pap.end());
         for (double &a : pap) a -= lowest;
         paps[static_cast<std::size_t>(it)] = pap;
-        PAT_Set_arrivals(MPI_COMM_WORLD, options.pat_source == "oracle" ? pap.data() : nullptr);
+        source.before_iteration(pap);
         const double mine = pap[static_cast<std::size_t>(rank)];
+        double measured_delay = 0;  // barrier exit to entry, of the iteration's first call
+        bool measured = false;
         for (std::size_t k = 0; k < algs; ++k) {
           Series &s = series[k];
           double *slot = &local[((static_cast<std::size_t>(it) * algs) + k) * kFields];
@@ -553,22 +579,27 @@ int main(int argc, char **argv) {
             wait_until(clock, start, false);  // sleep to the window, then the delay
             wait_until(clock, start + mine, options.busy);
             entry = clock.now();
+            if (!measured) measured_delay = entry - start, measured = true;
           } else {
             MPI_Barrier(MPI_COMM_WORLD);
             MPI_Barrier(MPI_COMM_WORLD);
-            delay(mine, options.busy);
+            const double released = MPI_Wtime();
+            source.compute(mine, options.busy);
             entry = MPI_Wtime();
+            if (!measured) measured_delay = entry - released, measured = true;
           }
           const int rc = run_collective(c, s.name, send.data(), recv.data(), count, type, op, options.root);
           const double exit = options.window ? clock.now() : MPI_Wtime();
           bool ok = rc == MPI_SUCCESS;
           if (ok && options.check && has_result)
             ok = same(type, recv.data(), expected.data(), result_elements);
+          if (rank == 0) held[static_cast<std::size_t>(it) * algs + k] = held_pats(source, procs);
           slot[kElapsed] = exit - entry;
           slot[kOk] = ok ? 1.0 : 0.0;
           slot[kEntry] = entry;
           slot[kExit] = exit;
         }
+        source.after_iteration(measured_delay);
         const double now = MPI_Wtime();
         if (rank == 0 && !options.quiet && now - started > 3.0 && now - last_progress > 2.0) {
           last_progress = now;
@@ -646,6 +677,8 @@ int main(int argc, char **argv) {
                 std::snprintf(buf, sizeof buf, ",\"arrival_error_s\":%.9g", error);
                 line += buf;
               }
+              if (const auto &h = held[static_cast<std::size_t>(it) * algs + k]; !h.empty())
+                line += ",\"pats_s\":" + json_list(h.data(), procs);
               line += ",\"elapsed_s\":" + json_list(elapsed.data(), procs);
               line += std::string(",\"window_missed\":") + (missed ? "true" : "false");
               line += std::string(",\"correct\":") + (ok ? "true" : "false") + "}\n";
@@ -704,6 +737,7 @@ int main(int argc, char **argv) {
     }
   }
   if (out) std::fclose(out);
+  if (std::string e = source.stop(); !e.empty() && rank == 0) std::fprintf(stderr, "patcoll-bench: %s\n", e.c_str());
   MPI_Finalize();
   return all_correct ? 0 : 1;
 }

@@ -78,7 +78,7 @@ const Prediction *find(const std::vector<Prediction> &predictions, std::string_v
 
 }  // namespace
 
-const std::vector<Prediction> &Selector::predictions_for(const Params &quantised, bool &hit) {
+const std::vector<Prediction> *Selector::predictions_for(const Params &quantised, bool may_simulate, bool &hit) {
   std::ostringstream os;
   os.precision(17);
   os << shape_key(quantised) << " a";
@@ -87,9 +87,10 @@ const std::vector<Prediction> &Selector::predictions_for(const Params &quantised
   if (auto it = cache_.find(key); it != cache_.end()) {
     hit = true;
     lru_.splice(lru_.begin(), lru_, it->second.position);
-    return it->second.predictions;
+    return &it->second.predictions;
   }
   hit = false;
+  if (!may_simulate) return nullptr;
   ++simulations_;
   while (!lru_.empty() && cache_.size() >= std::max<std::size_t>(1, options_.cache_entries)) {
     cache_.erase(lru_.back());
@@ -99,7 +100,7 @@ const std::vector<Prediction> &Selector::predictions_for(const Params &quantised
   Cached &slot = cache_[key];
   slot.position = lru_.begin();
   slot.predictions = predict_candidates(quantised);
-  return slot.predictions;
+  return &slot.predictions;
 }
 
 Selection Selector::select(const Params &params) {
@@ -128,35 +129,48 @@ Selection Selector::select(const Params &params) {
     quantised.arrivals = quantise_arrivals(params.arrivals, options_.quantum_fraction * balanced->second);
     const bool flat = std::all_of(quantised.arrivals.begin(), quantised.arrivals.end(), [](double a) { return a == 0; });
     if (flat) quantised.arrivals.clear();  // balanced: the same cache entry for every flat vector
-    selection.predictions = predictions_for(quantised, selection.cache_hit);
     selection.arrivals = quantised.arrivals.empty() ? std::vector<double>(params.procs, 0.0) : quantised.arrivals;
-    selection.simulated = true;
-    std::string &current = current_[shape];
-    if (current.empty()) current = std::string(native_name);
-    if (selection.predictions.empty()) {
-      const Algorithm *classic = classic_choice(params);
-      selection.name = classic ? classic->name : native_name;
-    } else if (flat) {
+    Current &current = current_[shape];
+    if (current.name.empty()) current.name = std::string(native_name);
+    if (flat) {
       // No imbalance to exploit: the MPI library's own tuning is trusted
-      // over the model's ranking of balanced algorithms.
-      current = std::string(native_name);
+      // over the model's ranking of balanced algorithms; nothing to simulate.
+      current.name = std::string(native_name);
       selection.name = native_name;
     } else {
-      // Hysteresis from the current choice (native at first); classic
-      // algorithms other than native are never chosen here: native stands
-      // for them.
-      const Prediction *incumbent = find(selection.predictions, current);
-      const Prediction *best = nullptr;
-      for (const Prediction &p : selection.predictions)
-        if (p.pap_aware || p.name == native_name) {
-          best = &p;
-          break;
-        }
-      const Prediction *chosen = incumbent;
-      if (!incumbent || (best && best->seconds < incumbent->seconds * (1.0 - options_.hysteresis))) chosen = best;
-      if (!chosen) chosen = &selection.predictions.front();
-      current = std::string(chosen->name);
-      selection.name = chosen->name;
+      const bool may_simulate = !current.simulated_once || ++current.calls_since_simulation >= options_.period;
+      const std::vector<Prediction> *predictions = predictions_for(quantised, may_simulate, selection.cache_hit);
+      if (!selection.cache_hit && predictions) {
+        current.calls_since_simulation = 0;
+        current.simulated_once = true;
+      }
+      if (!predictions) {
+        selection.deferred = true;
+        const Algorithm *kept = find_algorithm(params.collective, current.name);
+        selection.name = kept ? kept->name : native_name;
+      } else if (predictions->empty()) {
+        selection.simulated = true;
+        const Algorithm *classic = classic_choice(params);
+        selection.name = classic ? classic->name : native_name;
+      } else {
+        selection.simulated = true;
+        selection.predictions = *predictions;
+        // Hysteresis from the current choice (native at first); classic
+        // algorithms other than native are never chosen here: native
+        // stands for them.
+        const Prediction *incumbent = find(selection.predictions, current.name);
+        const Prediction *best = nullptr;
+        for (const Prediction &p : selection.predictions)
+          if (p.pap_aware || p.name == native_name) {
+            best = &p;
+            break;
+          }
+        const Prediction *chosen = incumbent;
+        if (!incumbent || (best && best->seconds < incumbent->seconds * (1.0 - options_.hysteresis))) chosen = best;
+        if (!chosen) chosen = &selection.predictions.front();
+        current.name = std::string(chosen->name);
+        selection.name = chosen->name;
+      }
     }
   }
   selection.changed = last_choice_ != selection.name;

@@ -48,6 +48,12 @@ struct SelectOptions {
   // messages the work left after the last arrival is a few latencies for
   // every algorithm, so nothing is won (docs/selection.md has the numbers).
   std::int64_t min_bytes = 16 * 1024;
+  // A pattern not in the cache is simulated at most once every `period`
+  // calls of the same shape; in between the current choice is kept. A
+  // stable pattern decides once; a pattern that changes every call (the
+  // runtime's predictions of random delays) pays 1/period of a simulation
+  // per call. Counted in calls, never in time, so every rank agrees.
+  int period = 8;
 };
 
 // The classic algorithms of the size-and-P rule for `params`, in preference
@@ -68,6 +74,7 @@ struct Selection {
   bool simulated = false;              // false: the size-and-P rule decided
   bool changed = false;                // differs from the previous selection
   bool cache_hit = false;
+  bool deferred = false;               // a new pattern, kept the current choice (period)
 };
 
 // One selector per (communicator, collective): holds the cache and the
@@ -85,11 +92,17 @@ class Selector {
   std::size_t simulations() const { return simulations_; }  // cache misses so far
 
  private:
-  const std::vector<Prediction> &predictions_for(const Params &quantised, bool &hit);
+  // nullptr on a miss when `may_simulate` is false.
+  const std::vector<Prediction> *predictions_for(const Params &quantised, bool may_simulate, bool &hit);
 
   SelectOptions options_;
   std::string last_choice_;  // for Selection::changed
-  std::unordered_map<std::string, std::string> current_;  // shape key -> current choice (hysteresis)
+  struct Current {
+    std::string name;             // current choice (hysteresis)
+    int calls_since_simulation = 0;
+    bool simulated_once = false;
+  };
+  std::unordered_map<std::string, Current> current_;  // per shape key
   std::size_t simulations_ = 0;
   std::list<std::string> lru_;
   struct Cached {

@@ -1,5 +1,7 @@
 #include "registry.hpp"
 
+#include "core/select.hpp"
+
 #include <array>
 
 namespace patcoll::mpi {
@@ -51,28 +53,8 @@ const char *environment_variable(Collective collective) {
 // per rank); commutative-only algorithms only for commutative ops. The
 // first candidate registered and usable wins.
 const Entry *auto_choice(const core::Params &params) {
-  const std::int64_t bytes = params.count * params.element_bytes;
-  const bool small = bytes < 16 * 1024 || params.count < params.procs;
-  std::vector<std::string_view> candidates;
-  switch (params.collective) {
-    case Collective::reduce:
-      if (small) candidates = {"binomial", "linear"};
-      else candidates = {"rabenseifner", "binary", "binomial", "linear"};
-      break;
-    case Collective::allreduce:
-      if (small) candidates = {"recursive_doubling", "rabenseifner", "ring"};
-      else candidates = {"rabenseifner", "ring", "recursive_doubling"};
-      break;
-    case Collective::scatter:
-    case Collective::gather:
-      if (small) candidates = {"bnom", "lin"};
-      else candidates = {"lin", "bnom"};
-      break;
-  }
-  for (std::string_view name : candidates) {
-    const Entry *e = find_entry(params.collective, name);
-    if (e && unsupported_reason(*e->algorithm, params).empty()) return e;
-  }
+  if (const core::Algorithm *classic = core::classic_choice(params))
+    if (const Entry *e = find_entry(params.collective, classic->name)) return e;
   return &entries(params.collective).front();  // native
 }
 

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ libopenmpi-dev openmpi-bin libmpich-dev mpich
           libgtest-dev libbenchmark-dev libboost-dev
           pkg-config libfftw3-dev zlib1g-dev python3-sklearn
+          libsimgrid-dev
           python3-numpy python3-scipy python3-matplotlib)
 
 missing=()

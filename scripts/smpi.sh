@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Runs patcoll-bench (or patcoll-calibrate) under SimGrid SMPI on a simulated
+# cluster (docs/smpi.md). Builds the SMPI variant into build-smpi/ when
+# needed: the same sources, compiled with smpicc/smpicxx (-DPATCOLL_SMPI=ON),
+# only the two programs.
+#
+#   scripts/smpi.sh --list
+#   scripts/smpi.sh --platform tryton48 -np 48 [options] [-- patcoll-bench args]
+#
+# Options:
+#   --platform NAME|FILE  smpi/platforms/NAME.xml, or any SimGrid platform file
+#   -np P                 ranks (hosts are used in order, wrapping around)
+#   --selector ompi|mpich|default
+#                         whose decision logic `native` follows (SMPI's model of
+#                         Open MPI's by default)
+#   --calibrate           run patcoll-calibrate instead of patcoll-bench
+#   --shared-malloc BYTES buffers of at least BYTES share one physical copy
+#                         across ranks (data is garbage: give --no-check)
+#   --compute             also time the ranks' computation (SMPI benchmarks
+#                         CPU bursts with the real clock: NOT deterministic);
+#                         default: communication only, computation free
+#   --cfg KEY:VALUE       any further SimGrid option (repeatable)
+#   --build-dir DIR       build-smpi/ by default
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+platform=""
+procs=""
+selector=ompi
+program=patcoll-bench
+shared_malloc=""
+compute=0
+build_dir="$root/build-smpi"
+extra_cfg=()
+
+die() { echo "smpi.sh: $*" >&2; exit 2; }
+
+list_platforms() {
+  for f in "$root"/smpi/platforms/*.xml; do
+    name=$(basename "$f" .xml)
+    # The first line of the comment block says what the platform models.
+    summary=$(sed -n 's/^ *MODELS: *//p' "$f" | head -1)
+    printf '%-14s %s\n' "$name" "$summary"
+  done
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --list) list_platforms; exit 0 ;;
+    --platform) [ $# -ge 2 ] || die "--platform needs a name"; platform="$2"; shift 2 ;;
+    -np|--np) [ $# -ge 2 ] || die "-np needs a number"; procs="$2"; shift 2 ;;
+    --selector) [ $# -ge 2 ] || die "--selector needs ompi|mpich|default"; selector="$2"; shift 2 ;;
+    --calibrate) program=patcoll-calibrate; shift ;;
+    --shared-malloc) [ $# -ge 2 ] || die "--shared-malloc needs a size in bytes"; shared_malloc="$2"; shift 2 ;;
+    --compute) compute=1; shift ;;
+    --cfg) [ $# -ge 2 ] || die "--cfg needs KEY:VALUE"; extra_cfg+=("--cfg=$2"); shift 2 ;;
+    --build-dir) [ $# -ge 2 ] || die "--build-dir needs a directory"; build_dir="$2"; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    --) shift; break ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+done
+
+[ -n "$platform" ] || die "--platform NAME is required (--list shows them)"
+[ -n "$procs" ] || die "-np P is required"
+[[ "$procs" =~ ^[1-9][0-9]*$ ]] || die "-np must be a positive integer, not '$procs'"
+case "$selector" in ompi|mpich|default) ;; *) die "--selector must be ompi, mpich or default" ;; esac
+if [ -f "$platform" ]; then
+  platform_file="$platform"
+elif [ -f "$root/smpi/platforms/$platform.xml" ]; then
+  platform_file="$root/smpi/platforms/$platform.xml"
+else
+  die "unknown platform '$platform' (--list shows them)"
+fi
+command -v smpicxx >/dev/null && command -v smpirun >/dev/null ||
+  die "SimGrid SMPI is not installed (apt-get install libsimgrid-dev; scripts/bootstrap.sh does it)"
+
+# Build (a no-op when up to date). Progress to stderr: stdout is the table.
+if [ ! -f "$build_dir/build.ninja" ]; then
+  echo "smpi.sh: configuring the SMPI variant in $build_dir" >&2
+  CC=smpicc CXX=smpicxx cmake -S "$root" -B "$build_dir" -G Ninja -DPATCOLL_SMPI=ON \
+    -DMPI_C_COMPILER=smpicc -DMPI_CXX_COMPILER=smpicxx >/dev/null
+fi
+cmake --build "$build_dir" -j "$(nproc)" --target patcoll-bench patcoll-calibrate | grep -v '^\[' >&2 || true
+[ -x "$build_dir/bin/$program" ] || die "build failed: $build_dir/bin/$program missing"
+
+cfg=(--cfg=smpi/coll-selector:"$selector" --log=root.thresh:warning)
+if [ "$compute" -eq 0 ]; then
+  cfg+=(--cfg=smpi/simulate-computation:no)
+else
+  cfg+=(--cfg=smpi/simulate-computation:yes)
+fi
+if [ -n "$shared_malloc" ]; then
+  cfg+=(--cfg=smpi/auto-shared-malloc-thresh:"$shared_malloc")
+fi
+
+selector_text="SimGrid SMPI's model of Open MPI's decision logic (smpi/coll-selector:ompi)"
+[ "$selector" = mpich ] && selector_text="SimGrid SMPI's model of MPICH's decision logic (smpi/coll-selector:mpich)"
+[ "$selector" = default ] && selector_text="SimGrid SMPI's default collectives (smpi/coll-selector:default)"
+compute_text="communication only (computation, e.g. combining, costs nothing)"
+[ "$compute" -eq 1 ] && compute_text="computation benchmarked on this machine (not deterministic)"
+echo "SMPI $(smpirun --version 2>/dev/null | head -1 | sed 's/SimGrid version //'); platform $(basename "$platform_file" .xml), $procs ranks; $compute_text"
+[ "$program" = patcoll-bench ] && echo "native = $selector_text"
+[ -n "$shared_malloc" ] && echo "shared malloc: buffers >= $shared_malloc bytes share memory across ranks; results are meaningless, give --no-check"
+
+exec smpirun -np "$procs" -platform "$platform_file" "${cfg[@]}" "${extra_cfg[@]}" \
+  "$build_dir/bin/$program" "$@"

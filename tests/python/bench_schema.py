@@ -33,6 +33,8 @@ OPTIONAL = {
     "arrival_error_s": (int, float),
     "pats_s": list,
     "chosen": str,
+    "transfer_s": (int, float),      # algorithm "bound" only
+    "reduce_local_s": (int, float),  # algorithm "bound" only
 }
 COLLECTIVES = {"reduce", "allreduce", "scatter", "gather"}
 

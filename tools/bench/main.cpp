@@ -30,6 +30,7 @@
 #include "mpi/registry.hpp"
 #include "patcoll.h"
 #include "pat_source.hpp"
+#include "bound.hpp"
 #include "patterns.hpp"
 #include "stats.hpp"
 
@@ -549,6 +550,11 @@ int main(int argc, char **argv) {
       // Rank 0: the PAT vector the library held for each call (what PAP-aware
       // algorithms and `auto` saw), per (iteration, algorithm).
       std::vector<std::vector<double>> held(rank == 0 ? static_cast<std::size_t>(total) * algs : 0);
+      // The `bound` row (bound.hpp): reduce and allreduce, probed every iteration.
+      // Not in window mode: there every algorithm realises its own arrivals.
+      const bool bounded = (c == Collective::reduce || c == Collective::allreduce) && !options.window;
+      std::vector<bench::BoundProbe> probes(static_cast<std::size_t>(total));
+      std::vector<unsigned char> probe_scratch(bounded ? std::max<std::size_t>(bytes_whole, 1) : 0);
       double window_start = 0;
       if (options.window) {
         window_start = clock.now() + 0.01;
@@ -600,6 +606,9 @@ int main(int argc, char **argv) {
           slot[kExit] = exit;
         }
         source.after_iteration(measured_delay);
+        if (bounded)
+          probes[static_cast<std::size_t>(it)] =
+              bench::measure_bound_probe(MPI_COMM_WORLD, send.data(), probe_scratch.data(), count, type.mpi, op);
         const double now = MPI_Wtime();
         if (rank == 0 && !options.quiet && now - started > 3.0 && now - last_progress > 2.0) {
           last_progress = now;
@@ -686,6 +695,27 @@ int main(int argc, char **argv) {
             }
           }
         }
+        Series bound_series;
+        bound_series.name = "bound";
+        for (int it = options.warmup; bounded && it < total; ++it) {
+          const auto &probe = probes[static_cast<std::size_t>(it)];
+          const bench::BoundTimes b = bench::bound_times(paps[static_cast<std::size_t>(it)], probe);
+          bound_series.run_time.push_back(b.run_time);
+          bound_series.avg_elapsed.push_back(b.average_elapsed);
+          if (out)
+            std::fprintf(out,
+                         "{\"collective\":%s,\"algorithm\":\"bound\",\"count\":%d,\"bytes\":%lld,\"procs\":%d,"
+                         "\"pattern\":%s,\"max_delay_s\":%.9g,\"iteration\":%d,\"run_time_s\":%.9g,"
+                         "\"avg_elapsed_s\":%.9g,\"arrivals_s\":%s,\"elapsed_s\":%s,\"transfer_s\":%.9g,"
+                         "\"reduce_local_s\":%.9g,\"correct\":true}\n",
+                         json_string(cname).c_str(), count, static_cast<long long>(count) * type.size, procs,
+                         json_string(options.pattern_text).c_str(), generator.max_delay(), it - options.warmup,
+                         b.run_time, b.average_elapsed,
+                         json_list(paps[static_cast<std::size_t>(it)].data(), procs).c_str(),
+                         json_list(b.elapsed.data(), procs).c_str(), probe.transfer,
+                         probe.reduce_local);
+        }
+        if (bounded) series.push_back(bound_series);
         if (out) std::fflush(out);
 
         // Summary table.
@@ -726,7 +756,9 @@ int main(int argc, char **argv) {
             continue;
           }
           std::printf("%-20s %5s %13.6f  [%11.6f, %11.6f] %13.6f %9s %8s  %s%s\n", s.name.c_str(), reps, m, ci.low,
-                      ci.high, bench::median(s.avg_elapsed), ratio, p, s.correct ? "ok" : "WRONG",
+                      ci.high, bench::median(s.avg_elapsed), ratio, p,
+                      &s == &series.back() && bounded ? "(latest arrival + transfer + reduce_local)"
+                                                      : (s.correct ? "ok" : "WRONG"),
                       s.dropped ? (" (" + std::to_string(s.dropped) + " missed windows dropped)").c_str() : "");
         }
         std::fflush(stdout);

@@ -8,6 +8,7 @@
 //
 //   patcoll-sim --algorithms linear,binomial --procs 4:1024:x2 --bytes 1Mi
 //   patcoll-sim --procs 8 --bytes 64Ki --pap one-late:1e-3 --timeline t.png
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -32,7 +33,9 @@ Simulates the catalogue's algorithms in the Hockney α-β-γ model and prints CS
 Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one.
 
   --collective C        reduce (default), allreduce, scatter, gather
-  --algorithms LIST     algorithm names, or "all" (default: all of the collective)
+  --algorithms LIST     algorithm names, or "all" (default: all of the collective);
+                        reduce/allreduce also take "bound" (in "all"): the model's
+                        limit, latest arrival + α + m(β+γ) (one transfer, one reduction)
   --procs LIST          process counts P (default 8)
   --bytes LIST          message size m in bytes; suffixes K, M, Ki, Mi (default 1Mi)
                         (scatter/gather: bytes per rank); count = bytes / element size
@@ -334,17 +337,24 @@ int main(int argc, char **argv) {
   }
 
   std::vector<const Algorithm *> selected;
+  const bool bound_applies = collective == Collective::reduce || collective == Collective::allreduce;
+  bool bound_row = false;
   if (algorithm_list == "all") {
     for (const Algorithm &a : algorithms())
       if (a.collective == collective) selected.push_back(&a);
+    bound_row = bound_applies;
   } else {
     for (const std::string &name : split(algorithm_list, ',')) {
+      if (name == "bound" && bound_applies) {
+        bound_row = true;
+        continue;
+      }
       const Algorithm *a = find_algorithm(collective, name);
       if (!a) fail("no " + std::string(to_string(collective)) + " algorithm named '" + name + "' (see --list)");
       selected.push_back(a);
     }
   }
-  if (selected.empty()) fail("no algorithm selected");
+  if (selected.empty() && !bound_row) fail("no algorithm selected");
 
   const auto procs_list = parse_list<std::int64_t>(procs_text, parse_int);
   const bool by_count = !count_text.empty();
@@ -453,6 +463,35 @@ int main(int argc, char **argv) {
                     }
                   }
                 }
+
+  // The model's bound: nothing can finish before the latest arrival plus
+  // one transfer of the message and one reduction of it (the issue's
+  // "physical limit"; patcoll-bench measures the same row).
+  for (std::int64_t procs : procs_list)
+    for (std::int64_t size : size_list)
+      for (double alpha : alphas)
+        for (double beta : betas)
+          for (double gamma : gammas)
+            for (const PapSpec &pap_spec : paps) {
+              if (!bound_row) break;
+              const std::int64_t count = by_count ? size : size / element_bytes;
+              const double after = alpha + static_cast<double>(count * element_bytes) * (beta + gamma);
+              const double round_time = CostModel{alpha, beta, gamma}.round_time(static_cast<double>(count * element_bytes));
+              const auto pap_list = make_paps(pap_spec, static_cast<int>(procs), round_time, seed);
+              for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
+                const auto &pap = pap_list[pap_index];
+                const double last = pap.empty() ? 0 : *std::max_element(pap.begin(), pap.end());
+                double waiting = 0;
+                for (double a : pap) waiting += last - a;
+                const double mean_wait = pap.empty() ? 0 : waiting / static_cast<double>(pap.size());
+                const double imbalance_seconds = imbalance(pap);
+                out << to_string(collective) << ",bound," << procs << ',' << root << ',' << count << ','
+                    << count * element_bytes << ',' << element_bytes << ",0,0," << csv_escape(pap_spec.text) << ','
+                    << pap_index << ',' << imbalance_seconds << ',' << alpha << ',' << beta << ',' << gamma << ','
+                    << to_string(options.ports) << ',' << imbalance_seconds + after << ',' << mean_wait + after << ','
+                    << imbalance_seconds + after << ',' << after << ",0,0,0,0,0,0,\n";
+              }
+            }
 
   if (!timeline_png.empty() || !timeline_csv.empty()) {
     if (cases != 1) fail("--timeline needs exactly one case; this sweep has " + std::to_string(cases));

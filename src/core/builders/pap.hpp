@@ -1,6 +1,8 @@
 // PAP-aware allreduce ([PA]) and the scatter/gather families ([PS]).
 #pragma once
 
+#include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "../algorithm.hpp"
@@ -17,6 +19,26 @@ Program allreduce_prr(const Params &, int rank);
 // prr's regime: true when the latest process is late enough for the
 // prereduced form (presteps among the others, then P−1 exchanges with it).
 bool prr_uses_presteps(const Params &);
+
+// MPI_Allreduce, Clairvoyant (beyond the papers; docs/clairvoyant-allreduce.md).
+// The plan: the last `folded` ranks in arrival order are folded into the
+// group of the earlier ones one by one (0: the classic `group_shape` over
+// all ranks in rank order); the group first runs `group_shape` among
+// itself; each fold streams in `segments` segments (0: the default).
+struct ClairvoyantAllreducePlan {
+  int folded = 0;
+  std::string_view group_shape = "ring";  // ring, rabenseifner, recursive_doubling
+  std::int64_t segments = 0;
+  double predicted_run_time = 0;          // simulated (or estimated) run time, s
+};
+inline constexpr int kSimulatedProcs = 512;  // above: the plan comes from formulas
+inline constexpr int kMaxFolded = 3;         // late ranks folded one by one, at most
+ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &);
+std::vector<Program> build_clairvoyant_allreduce(const Params &, const ClairvoyantAllreducePlan &);
+std::vector<Program> allreduce_clairvoyant(const Params &);  // = build(plan(params))
+// Default segments of a fold into a group of `group_size` ranks:
+// N = sqrt((n − 1)·m(β+γ)/α), clamped to [1, count].
+std::int64_t clairvoyant_fold_segments(const Params &, int group_size);
 
 // MPI_Scatter ([PS] §2.1, §4.1)
 Program scatter_lin(const Params &, int rank);

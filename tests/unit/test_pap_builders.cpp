@@ -8,6 +8,7 @@
 
 #include "core/algorithm.hpp"
 #include "core/builders/pap.hpp"
+#include "core/simulate.hpp"
 #include "core/validate.hpp"
 
 using namespace patcoll::core;
@@ -225,6 +226,37 @@ TEST(AllreduceSlt, ChainIsSortedByArrivalLatestLast) {
     // the latest rank (chain end) first sends the result back to its predecessor.
     EXPECT_EQ(sends.front(), i + 1 < order.size() ? order[i + 1] : order[i - 1]) << "position " << i;
   }
+}
+
+// [PA] Fig. 6: P = 4, three segments, τ = one segment transfer; process 0
+// late by 4τ costs 14τ with the rank-order linear tree and 12τ with the
+// chain sorted by arrival (the late process last); balanced, 10τ.
+TEST(AllreduceSlt, PaFigure6FourteenTauBecomeTwelve) {
+  Params p = make(Collective::allreduce, 4, 3000);
+  p.segment_count = 3;
+  p.element_bytes = 1;
+  p.cost = CostModel{1.0, 0.0, 0.0};  // τ = α = 1
+  const Algorithm &linear_tree = *find_algorithm(Collective::allreduce, "linear_tree");
+  const Algorithm &slt = *find_algorithm(Collective::allreduce, "slt");
+  EXPECT_NEAR(simulate(linear_tree, p).run_time, 10.0, 1e-9);
+  p.arrivals = {4.0, 0.0, 0.0, 0.0};
+  EXPECT_NEAR(simulate(linear_tree, p).run_time, 14.0, 1e-9);
+  EXPECT_NEAR(simulate(slt, p).run_time, 12.0, 1e-9);
+}
+
+// The linear tree's single-port cost: inner ranks send two segments per
+// round once both directions run, (2(P − 1) + 2(S − 1))τ for P ≥ 3, S ≠ 2.
+TEST(AllreduceLinearTree, CostsTwoPMinusOnePlusTwoSMinusOneSegmentTimes) {
+  for (int procs = 3; procs <= 9; ++procs)
+    for (std::int64_t segments : {1, 3, 4, 8}) {
+      Params p = make(Collective::allreduce, procs, 1000 * segments);
+      p.segment_count = segments;
+      p.element_bytes = 1;
+      p.cost = CostModel{1.0, 0.0, 0.0};
+      EXPECT_NEAR(simulate(*find_algorithm(Collective::allreduce, "linear_tree"), p).run_time,
+                  2.0 * (procs - 1) + 2.0 * (segments - 1), 1e-9)
+          << "P=" << procs << " S=" << segments;
+    }
 }
 
 TEST(AllreduceSlt, WithoutPatsIsExactlyLinearTree) {

@@ -74,7 +74,9 @@ Program tree_reduce(const Params &, int rank, const TreeNode &, std::int64_t seg
 // Rounds (L = P−1, segment k): position i < L sends segment k forward in
 // round k+i; the last position receives it in round k+L−1 and sends the
 // result back in round k+L; position i < L receives the result in round
-// k+2L−1−i and forwards it in round k+2L−i. 2(P−1) + S − 1 rounds in all.
+// k+2L−1−i and forwards it in round k+2L−i. 2(P−1) + S − 1 rounds in all;
+// inner positions send two segments in most rounds, so the single-port
+// time is about 2(P−1) + 2(S−1) segment times (allreduce/linear_tree.cpp).
 struct ChainLink {
   int position = 0;   // 0 … P−1
   int previous = -1;  // rank at position−1, -1 for the first

@@ -4,8 +4,13 @@
 // along it toward rank P−1, which sends each finished segment straight
 // back down the chain, so both directions pipeline ([PA] §4.1 and its
 // ref [4]; slt is the same engine with the chain sorted by arrival time).
-// Cost: (2(P − 1) + S − 1)(α + (m/S)(β + γ)) — [PA] Fig. 6a counts it in
-// τ = one segment transfer.
+// Cost, τ = α + (m/S)(β + γ) one segment transfer ([PA] Fig. 6 counts in τ):
+// the schedule has 2(P − 1) + S − 1 rounds, but from the third segment on
+// every inner rank sends two segments per round (a partial forward, a
+// result back) through its one send port, so under the single-port model
+// it takes (2(P − 1) + 2(S − 1))τ for P ≥ 3 (S = 2: (2P − 1)τ; P = 2:
+// (S + 1)τ) — [PA] Fig. 6a: P = 4, S = 3, 10τ balanced, 14τ with rank 0
+// late by 4τ (tests/unit/test_pap_builders.cpp checks both in the simulator).
 // Segments: Params::segment_count / segment_elements, default ~32 KiB.
 // Restrictions: none — the chain is in rank order and every rank combines
 // the partial from lower ranks on the left.

@@ -5,7 +5,8 @@
 // still compute, and the latest rank joins at the end of the chain, where
 // the partial results wait for it. [PA] Fig. 6: rank 0 late by 4τ costs
 // 14τ with the rank-order chain and 12τ sorted.
-// Cost (balanced PATs): as linear_tree, (2(P − 1) + S − 1)(α + (m/S)(β + γ)).
+// Cost (balanced PATs): as linear_tree, (2(P − 1) + 2(S − 1))τ for P ≥ 3,
+// τ = α + (m/S)(β + γ) (see linear_tree.cpp for why not 2(P − 1) + S − 1).
 // Segments: Params::segment_count / segment_elements, default ~32 KiB.
 // Restrictions: commutative (the sorted chain combines out of rank order);
 // pap_aware — no PATs or equal PATs give rank order, i.e. linear_tree

@@ -31,7 +31,7 @@
  * round by round (A B C A B C ...); the summary gives the median over
  * rounds, [min, max], and the ratio of medians to --baseline.
  *
- *   mpirun -np 8 patcoll-fft [--log2n=17] [--iters=100] [--rounds=3] [--work=20]
+ *   mpirun -np 8 patcoll-fft [--log2n=17] [--iters=20] [--rounds=10] [--work=40]
  *          [--slowdown=3] [--jitter=0.2] [--algs=ls,bnom,sls,sbn,bsls,bsbn,native,lin]
  *          [--baseline=ls] [--check=last|all] [--seed=1]
  *
@@ -102,22 +102,18 @@ int main(int argc, char **argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  app_reporting_rank = rank == 0;
 
   static const char *const known[] = {"log2n", "iters", "rounds", "work", "slowdown", "jitter",
                                       "algs", "baseline", "check", "seed", NULL};
-  double log2n = 17, iters_d = 100, rounds_d = 3, work_d = 20, max_slowdown = 3, jitter = 0.2, seed_d = 1;
+  double log2n = 17, iters_d = 20, rounds_d = 10, work_d = 40, max_slowdown = 3, jitter = 0.2, seed_d = 1;
   int ok = app_check_options(argc, argv, known) && app_number(argc, argv, "log2n", 17, 1, 26, &log2n) &&
-           app_number(argc, argv, "iters", 100, 1, 1e6, &iters_d) &&
-           app_number(argc, argv, "rounds", 3, 1, 1000, &rounds_d) &&
-           app_number(argc, argv, "work", 20, 1, 1e4, &work_d) &&
+           app_number(argc, argv, "iters", 20, 1, 1e6, &iters_d) &&
+           app_number(argc, argv, "rounds", 10, 1, 1000, &rounds_d) &&
+           app_number(argc, argv, "work", 40, 1, 1e4, &work_d) &&
            app_number(argc, argv, "slowdown", 3, 1, 100, &max_slowdown) &&
            app_number(argc, argv, "jitter", 0.2, 0, 10, &jitter) && app_number(argc, argv, "seed", 1, 0, 1e9, &seed_d);
   const char *check_mode = app_option(argc, argv, "check", "last");
-  const char *baseline = app_option(argc, argv, "baseline", "ls");
-  char list_storage[512];
-  const char *algs[APP_MAX_ALGS];
-  const int alg_count = app_split_list(app_option(argc, argv, "algs", "ls,bnom,sls,sbn,bsls,bsbn,native,lin"),
-                                       list_storage, sizeof list_storage, algs);
   const long n_total = 1L << (int)log2n;
   int log2p = 0;
   while ((1 << log2p) < size) ++log2p;
@@ -133,16 +129,14 @@ int main(int argc, char **argv) {
     if (rank == 0) fprintf(stderr, "patcoll-fft: --check must be last or all\n");
     ok = 0;
   }
-  if (ok && alg_count <= 0) {
-    if (rank == 0) fprintf(stderr, "patcoll-fft: --algs: between 1 and %d names\n", APP_MAX_ALGS);
-    ok = 0;
-  }
-  for (int a = 0; ok && a < alg_count; ++a)
-    if (!is_background(algs[a]) && !is_plain_mpi(algs[a]) && strcmp(algs[a], "auto") != 0 &&
-        !app_registered("gather", algs[a])) {
-      if (rank == 0) fprintf(stderr, "patcoll-fft: '%s' is not a gather algorithm (patcoll-bench --list)\n", algs[a]);
-      ok = 0;
-    }
+  char list_storage[512];
+  const char *algs[APP_MAX_ALGS];
+  int baseline_index = 0;
+  const int alg_count = ok ? app_algorithm_list(argc, argv, "patcoll-fft", "gather", "ls,bnom,sls,sbn,bsls,bsbn,native,lin",
+                                                "bsls,bsbn", "ls", rank, list_storage, sizeof list_storage, algs,
+                                                &baseline_index)
+                           : 0;
+  if (alg_count == 0) ok = 0;
   if (!ok) {
     MPI_Finalize();
     return 2;
@@ -151,9 +145,6 @@ int main(int argc, char **argv) {
   const unsigned seed = (unsigned)seed_d;
   const long block = n_total / size; /* M */
   const int check_all = strcmp(check_mode, "all") == 0;
-  int baseline_index = 0;
-  for (int a = 0; a < alg_count; ++a)
-    if (strcmp(algs[a], baseline) == 0) baseline_index = a;
 
   /* Buffers: the master's whole vector (split in place), its input copy,
    * the gathered blocks and the interleaved spectrum; every rank's block
@@ -174,12 +165,7 @@ int main(int argc, char **argv) {
   }
   memset(part_out, 0, sizeof(complex_t) * (size_t)block);
 
-  int uses_runtime = 0;
-  for (int a = 0; a < alg_count; ++a) uses_runtime |= !is_plain_mpi(algs[a]);
-  if (uses_runtime && PAT_Init(MPI_COMM_WORLD) != MPI_SUCCESS) {
-    if (rank == 0) fprintf(stderr, "patcoll-fft: PAT_Init: %s\n", PAT_Last_error());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  const int uses_runtime = app_start_runtime("patcoll-fft", algs, alg_count, rank);
 
   const double node_slowdown = app_node_slowdown(rank, max_slowdown, seed);
   double *slowdowns = rank == 0 ? malloc(sizeof(double) * (size_t)size) : NULL;
@@ -295,17 +281,15 @@ int main(int argc, char **argv) {
            size, (int)log2n, block, iters, rounds, work, max_slowdown, jitter);
     printf("node slowdown:");
     for (int j = 0; j < size; ++j) printf(" %.2f", slowdowns[j]);
-    printf("\nmedian over rounds [min, max], ratio = median / median of %s\n", algs[baseline_index]);
-    printf("%-8s %35s %35s %35s %10s\n", "gather", "total time s", "gather run time ms", "gather elapsed ms",
+    printf("\nper column: median over rounds [min, max], then the ratio to %s paired by round, median [min, max]\n",
+           algs[baseline_index]);
+    printf("%-8s %47s %47s %47s %10s\n", "gather", "total time s", "gather run time ms", "gather elapsed ms",
            "max error");
-    const double base_total = app_median(total[baseline_index], rounds);
-    const double base_run = app_median(run_time[baseline_index], rounds);
-    const double base_elapsed = app_median(elapsed_time[baseline_index], rounds);
     for (int a = 0; a < alg_count; ++a) {
       printf("%-8s", algs[a]);
-      app_print_stat(total[a], rounds, 1.0, base_total);
-      app_print_stat(run_time[a], rounds, 1e3, base_run);
-      app_print_stat(elapsed_time[a], rounds, 1e3, base_elapsed);
+      app_print_stat(total[a], total[baseline_index], rounds, 1.0);
+      app_print_stat(run_time[a], run_time[baseline_index], rounds, 1e3);
+      app_print_stat(elapsed_time[a], elapsed_time[baseline_index], rounds, 1e3);
       printf(" %10.2e\n", worst_error[a]);
       if (!(worst_error[a] < 1e-9)) status = 1;
     }

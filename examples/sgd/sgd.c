@@ -35,7 +35,7 @@
  * percentage point of the serial one; and the serial training must reach
  * --min-accuracy on the test images (the network learns at all).
  *
- *   mpirun -np 8 patcoll-sgd [--iters=300] [--rounds=3] [--batch=16] [--h1=256] [--h2=128]
+ *   mpirun -np 8 patcoll-sgd [--iters=100] [--rounds=5] [--batch=32] [--h1=256] [--h2=128]
  *          [--lr=0.2] [--min-accuracy=0] [--slowdown=3] [--jitter=0.2] [--algs=ring,rabenseifner,prr,slt,clairvoyant,auto,native]
  *          [--baseline=ring] [--data=PATH] [--seed=1]
  */
@@ -267,38 +267,31 @@ int main(int argc, char **argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  app_reporting_rank = rank == 0;
 
   static const char *const known[] = {"iters", "rounds", "batch", "h1", "h2", "lr", "slowdown", "jitter",
                                       "algs", "baseline", "data", "seed", "min-accuracy", NULL};
   double iters_d, rounds_d, batch_d, h1_d, h2_d, lr, max_slowdown, jitter, seed_d, min_accuracy;
-  int ok = app_check_options(argc, argv, known) && app_number(argc, argv, "iters", 300, 1, 1e6, &iters_d) &&
-           app_number(argc, argv, "rounds", 3, 1, 1000, &rounds_d) &&
-           app_number(argc, argv, "batch", 16, 1, 1024, &batch_d) &&
+  int ok = app_check_options(argc, argv, known) && app_number(argc, argv, "iters", 100, 1, 1e6, &iters_d) &&
+           app_number(argc, argv, "rounds", 5, 1, 1000, &rounds_d) &&
+           app_number(argc, argv, "batch", 32, 1, 1024, &batch_d) &&
            app_number(argc, argv, "h1", 256, 1, 4096, &h1_d) && app_number(argc, argv, "h2", 128, 1, 4096, &h2_d) &&
            app_number(argc, argv, "lr", 0.2, 1e-6, 10, &lr) &&
            app_number(argc, argv, "min-accuracy", 0, 0, 1, &min_accuracy) &&
            app_number(argc, argv, "slowdown", 3, 1, 100, &max_slowdown) &&
            app_number(argc, argv, "jitter", 0.2, 0, 10, &jitter) && app_number(argc, argv, "seed", 1, 0, 1e9, &seed_d);
   const char *data_path = app_option(argc, argv, "data", default_data);
-  const char *baseline = app_option(argc, argv, "baseline", "ring");
   /* Default: the paper's algorithms, clairvoyant once registered, auto, native. */
   char default_list[256];
   snprintf(default_list, sizeof default_list, "ring,rabenseifner,prr,slt%s,auto,native",
            app_registered("allreduce", "clairvoyant") ? ",clairvoyant" : "");
   char list_storage[512];
   const char *algs[APP_MAX_ALGS];
-  const int alg_count =
-      app_split_list(app_option(argc, argv, "algs", default_list), list_storage, sizeof list_storage, algs);
-  if (ok && alg_count <= 0) {
-    if (rank == 0) fprintf(stderr, "patcoll-sgd: --algs: between 1 and %d names\n", APP_MAX_ALGS);
-    ok = 0;
-  }
-  for (int a = 0; ok && a < alg_count; ++a)
-    if (strcmp(algs[a], "mpi") != 0 && strcmp(algs[a], "auto") != 0 && !app_registered("allreduce", algs[a])) {
-      if (rank == 0)
-        fprintf(stderr, "patcoll-sgd: '%s' is not an allreduce algorithm (patcoll-bench --list)\n", algs[a]);
-      ok = 0;
-    }
+  int baseline_index = 0;
+  const int alg_count = ok ? app_algorithm_list(argc, argv, "patcoll-sgd", "allreduce", default_list, "", "ring", rank,
+                                                list_storage, sizeof list_storage, algs, &baseline_index)
+                           : 0;
+  if (alg_count == 0) ok = 0;
   dataset all = {0, NULL, NULL};
   if (ok && load_digits(data_path, &all) != 0) {
     if (rank == 0)
@@ -312,9 +305,6 @@ int main(int argc, char **argv) {
   }
   const int iters = (int)iters_d, rounds = (int)rounds_d, batch = (int)batch_d;
   const unsigned seed = (unsigned)seed_d;
-  int baseline_index = 0;
-  for (int a = 0; a < alg_count; ++a)
-    if (strcmp(algs[a], baseline) == 0) baseline_index = a;
 
   /* Fixed shuffle, then test = the last TEST_SAMPLES, train = the rest. */
   int *order = malloc(sizeof(int) * (size_t)all.count);
@@ -367,12 +357,7 @@ int main(int argc, char **argv) {
   }
   MPI_Bcast(&serial_accuracy, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 
-  int uses_runtime = 0;
-  for (int a = 0; a < alg_count; ++a) uses_runtime |= strcmp(algs[a], "mpi") != 0;
-  if (uses_runtime && PAT_Init(MPI_COMM_WORLD) != MPI_SUCCESS) {
-    if (rank == 0) fprintf(stderr, "patcoll-sgd: PAT_Init: %s\n", PAT_Last_error());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  const int uses_runtime = app_start_runtime("patcoll-sgd", algs, alg_count, rank);
   const double node_slowdown = app_node_slowdown(rank, max_slowdown, seed);
   double *slowdowns = rank == 0 ? malloc(sizeof(double) * (size_t)size) : NULL;
   MPI_Gather(&node_slowdown, 1, MPI_DOUBLE, slowdowns, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -467,17 +452,15 @@ int main(int argc, char **argv) {
     printf("\nedge fraction (share of the phase before the last layer): %.3f\n", measured_fraction);
     printf("serial reference: test accuracy %.4f (required: %.4f)\n", serial_accuracy, min_accuracy);
     if (!(serial_accuracy >= min_accuracy)) status = 1;
-    printf("median over rounds [min, max], ratio = median / median of %s\n", algs[baseline_index]);
-    printf("%-13s %35s %35s %35s %9s %10s\n", "allreduce", "training time s", "allreduce run time ms",
+    printf("per column: median over rounds [min, max], then the ratio to %s paired by round, median [min, max]\n",
+           algs[baseline_index]);
+    printf("%-13s %47s %47s %47s %9s %10s\n", "allreduce", "training time s", "allreduce run time ms",
            "allreduce elapsed ms", "accuracy", "deviation");
-    const double base_total = app_median(total[baseline_index], rounds);
-    const double base_run = app_median(run_time[baseline_index], rounds);
-    const double base_elapsed = app_median(elapsed_time[baseline_index], rounds);
     for (int a = 0; a < alg_count; ++a) {
       printf("%-13s", algs[a]);
-      app_print_stat(total[a], rounds, 1.0, base_total);
-      app_print_stat(run_time[a], rounds, 1e3, base_run);
-      app_print_stat(elapsed_time[a], rounds, 1e3, base_elapsed);
+      app_print_stat(total[a], total[baseline_index], rounds, 1.0);
+      app_print_stat(run_time[a], run_time[baseline_index], rounds, 1e3);
+      app_print_stat(elapsed_time[a], elapsed_time[baseline_index], rounds, 1e3);
       printf(" %9.4f %10.2e\n", final_accuracy[a], deviation[a]);
       if (!(deviation[a] <= 1e-3) || !(fabs(final_accuracy[a] - serial_accuracy) <= 0.01)) status = 1;
     }

@@ -121,11 +121,19 @@ core::Params builder_params(const Entry &entry, core::Params params) {
   return params;
 }
 
-const core::Program &program_for(CommState &state, const Entry &entry, const core::Params &requested) {
+std::shared_ptr<CachedProgram> program_for(CommState &state, const Entry &entry, const core::Params &requested) {
   const core::Params params = builder_params(entry, requested);
   std::string key = cache_key(entry, params, state.rank);
-  if (const core::Program *cached = state.programs.find(key)) return *cached;
+  if (std::shared_ptr<CachedProgram> cached = state.programs.find(key)) return cached;
   return state.programs.insert(std::move(key), core::build_rank(*entry.algorithm, params, state.rank));
+}
+
+// Runs a cached Program with one of its kept workspaces.
+int run_cached(CachedProgram &cached, const ExecutionBuffers &buffers, const ExecutionContext &context) {
+  std::unique_ptr<Workspace> workspace = cached.acquire();
+  const int rc = execute(cached.program, cached.shape, buffers, context, *workspace);
+  cached.release(std::move(workspace));
+  return rc;
 }
 
 // PATCOLL_MODEL names a cost-model file (patcoll-calibrate writes one); it
@@ -240,10 +248,10 @@ int reduction(Collective collective, const char *algorithm, const void *sendbuf,
     }
     return MPI_SUCCESS;
   }
-  const core::Program &program = program_for(*state, *entry, params);
+  const std::shared_ptr<CachedProgram> program = program_for(*state, *entry, params);
   ExecutionContext context{state->comm, tag, op, type};
   ExecutionBuffers buffers{in_place ? recvbuf : sendbuf, recvbuf};
-  return execute(program, buffers, context);
+  return run_cached(*program, buffers, context);
 }
 
 // Scatter and gather run in bytes: one IR element is one byte of a rank's
@@ -362,9 +370,9 @@ int movement(Collective collective, const char *algorithm, const void *sendbuf, 
   }
   TypeInfo bytes;
   if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
-  const core::Program &program = program_for(*state, *entry, params);
+  const std::shared_ptr<CachedProgram> program = program_for(*state, *entry, params);
   ExecutionContext context{state->comm, tag, MPI_OP_NULL, bytes};
-  if (int rc = execute(program, buffers, context); rc != MPI_SUCCESS) return rc;
+  if (int rc = run_cached(*program, buffers, context); rc != MPI_SUCCESS) return rc;
   if (scatter && !in_place) return unpack_view(own_view, recvbuf, own_count, own);
   if (!scatter && is_root) return unpack_view(whole_view, recvbuf, whole_count * state->size, whole);
   return MPI_SUCCESS;

@@ -20,6 +20,12 @@
 //               4. every `recv` with a combining disposition applied, in
 //                  op order.
 //             A send reads its region as it is after phase 1.
+//             An executor may apply a combining recv as soon as its own
+//             message is in, provided the result is that of phase 4: the
+//             MPI executor waits for the step's sends and stores touching
+//             the same memory, and orders combines into overlapping memory
+//             by op order when the op is not commutative (mpi/executor.hpp;
+//             the simulator models the same, SimulateOptions).
 //   matching  messages between an ordered pair of ranks match first-in
 //             first-out: the k-th send from a to b is received by the k-th
 //             recv at b from a (MPI's non-overtaking rule on one tag).

@@ -58,6 +58,7 @@ namespace {
 struct Message {
   int src = 0, dst = 0;
   int src_step = 0, dst_step = 0;
+  int src_op = 0, dst_op = 0;  // op indices within the two steps
   std::int64_t bytes = 0;
   bool combine = false;  // the recv combines (costs γ·bytes at dst)
 };
@@ -67,6 +68,7 @@ struct Posted {
   double time;
   std::int64_t count;
   bool combine = false;  // recv side only
+  int op = 0;            // index of the op in its step
 };
 
 // Unmatched posts of one ordered pair: a FIFO of one side only (if both
@@ -98,9 +100,10 @@ struct Event {
 struct RankState {
   int step = 0;              // current step index
   int outstanding = 0;       // comm ops of the current step not yet complete
+  double posted_at = 0;      // end of the current step's phase 1
   double comm_done = 0;      // latest completion in the current step
   std::int64_t combine_bytes = 0;  // combining recvs of the current step
-  double compute_free = 0;   // combine_on_arrival: when the rank's CPU is free
+  std::vector<double> done;  // completion time of each op of the current step
   double send_port_free = 0;
   double recv_port_free = 0;  // unused in the unidirectional model
   bool finished = false;
@@ -185,8 +188,10 @@ class Simulator {
       state.outstanding = 0;
       state.combine_bytes = 0;
       state.comm_done = time;
-      state.compute_free = time;
-      for (const Op &op : step.ops) {
+      state.posted_at = time;
+      if (options_.combine_on_arrival) state.done.assign(step.ops.size(), time);
+      for (std::size_t o = 0; o < step.ops.size(); ++o) {
+        const Op &op = step.ops[o];
         if (op.kind == OpKind::local) continue;
         if (op.peer < 0 || op.peer >= static_cast<int>(programs_.size()) || op.peer == rank) {
           result_.error = "rank " + std::to_string(rank) + " step " + std::to_string(state.step) + ": " +
@@ -195,11 +200,11 @@ class Simulator {
         }
         ++state.outstanding;
         if (op.kind == OpKind::send) {
-          post(rank, op.peer, true, Posted{state.step, time, op.src.count});
+          post(rank, op.peer, true, Posted{state.step, time, op.src.count, false, static_cast<int>(o)});
         } else {
           const bool combine = op.combine != Combine::store;
           if (combine) state.combine_bytes += op.dst.count * params_.element_bytes;
-          post(op.peer, rank, false, Posted{state.step, time, op.dst.count, combine});
+          post(op.peer, rank, false, Posted{state.step, time, op.dst.count, combine, static_cast<int>(o)});
         }
         if (!result_.error.empty()) return;
       }
@@ -245,7 +250,8 @@ class Simulator {
                       std::to_string(recv.step) + " receives " + std::to_string(recv.count);
       return;
     }
-    const Message message{src, dst, send.step, recv.step, send.count * params_.element_bytes, recv.combine};
+    const Message message{src,     dst,     send.step, recv.step, send.op, recv.op, send.count * params_.element_bytes,
+                          recv.combine};
     std::int64_t id;
     if (!free_messages_.empty()) {  // slots of completed messages are reused
       id = free_messages_.back();
@@ -285,29 +291,69 @@ class Simulator {
   void complete(std::int64_t id, double time) {
     const Message message = messages_[static_cast<std::size_t>(id)];
     free_messages_.push_back(id);
-    finish_op(message.src, time, 0);
-    if (result_.error.empty()) finish_op(message.dst, time, message.combine ? message.bytes : 0);
+    finish_op(message.src, time, message.src_op);
+    if (result_.error.empty()) finish_op(message.dst, time, message.dst_op);
   }
 
-  void finish_op(int rank, double time, std::int64_t combine_bytes) {
+  void finish_op(int rank, double time, int op) {
     RankState &state = ranks_[static_cast<std::size_t>(rank)];
     state.comm_done = std::max(state.comm_done, time);
-    if (options_.combine_on_arrival && combine_bytes > 0) {
-      const double start = std::max(state.compute_free, time);
-      state.compute_free = start + static_cast<double>(combine_bytes) * params_.cost.gamma;
-      record(rank, state.step, Activity::combine, -1, start, state.compute_free, combine_bytes);
-      state.combine_bytes -= combine_bytes;
-    }
+    if (options_.combine_on_arrival) state.done[static_cast<std::size_t>(op)] = time;
     if (--state.outstanding > 0) return;
-    // Phase 4: combining recvs, at the receiver, after the transfers.
-    double end = std::max(state.comm_done, options_.combine_on_arrival ? state.compute_free : state.comm_done);
+    double end = state.comm_done;
     if (state.combine_bytes > 0) {
-      const double seconds = static_cast<double>(state.combine_bytes) * params_.cost.gamma;
-      record(rank, state.step, Activity::combine, -1, end, end + seconds, state.combine_bytes);
-      end += seconds;
+      if (options_.combine_on_arrival) {
+        end = std::max(end, combines_on_arrival(rank, state));
+      } else {  // phase 4: combining recvs, at the receiver, after the transfers
+        const double seconds = static_cast<double>(state.combine_bytes) * params_.cost.gamma;
+        record(rank, state.step, Activity::combine, -1, end, end + seconds, state.combine_bytes);
+        end += seconds;
+      }
     }
     ++state.step;
     run_steps_from(rank, end);
+  }
+
+  // The executor's rule (mpi/executor.hpp), replayed once the step's
+  // completion times are known: a combining recv is released when its
+  // message is in and every send / store-recv of the step touching the same
+  // region is complete; the rank's one CPU applies released combines back
+  // to back (commutative op: any order, all orders give the same end) or
+  // in op order (non-commutative: the executor orders only combines into
+  // overlapping memory, this model orders them all — at most later).
+  // Returns when the last combine ends.
+  double combines_on_arrival(int rank, const RankState &state) {
+    const Step &step = programs_[static_cast<std::size_t>(rank)].steps[static_cast<std::size_t>(state.step)];
+    releases_.clear();
+    barriers_.clear();
+    for (std::size_t o = 0; o < step.ops.size(); ++o) {
+      const Op &op = step.ops[o];
+      if (op.kind == OpKind::send || (op.kind == OpKind::recv && op.combine == Combine::store)) barriers_.push_back(o);
+    }
+    auto touches = [](const Region &a, const Region &b) {
+      return a.buffer == b.buffer && a.count > 0 && b.count > 0 && a.offset < b.offset + b.count &&
+             b.offset < a.offset + a.count;
+    };
+    for (std::size_t o = 0; o < step.ops.size(); ++o) {
+      const Op &op = step.ops[o];
+      if (op.kind != OpKind::recv || op.combine == Combine::store) continue;
+      double release = state.done[o];
+      for (std::size_t b : barriers_) {
+        const Op &barrier = step.ops[b];
+        if (touches(op.dst, barrier.kind == OpKind::send ? barrier.src : barrier.dst))
+          release = std::max(release, state.done[b]);
+      }
+      releases_.push_back({release, o});
+    }
+    if (params_.commutative) std::sort(releases_.begin(), releases_.end());
+    double cpu = state.posted_at;
+    for (const auto &[release, o] : releases_) {
+      const std::int64_t bytes = step.ops[o].dst.count * params_.element_bytes;
+      const double start = std::max(cpu, release);
+      cpu = start + static_cast<double>(bytes) * params_.cost.gamma;
+      if (bytes > 0) record(rank, state.step, Activity::combine, -1, start, cpu, bytes);
+    }
+    return cpu;
   }
 
   void find_stuck_rank() {
@@ -345,6 +391,8 @@ class Simulator {
   std::vector<PostedNode> pool_;
   std::int32_t free_node_ = -1;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  std::vector<std::pair<double, std::size_t>> releases_;  // combines_on_arrival scratch
+  std::vector<std::size_t> barriers_;
   std::uint64_t next_sequence_ = 0;
   SimulateResult result_;
 };

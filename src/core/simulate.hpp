@@ -18,11 +18,17 @@
 //     ([LL] §III). When a port is busy the message waits and competes again
 //     when the port frees up (earliest-ready first, then creation order);
 //   - phase 3, wait for all of them;
-//   - phase 4, every combining recv is applied, γ·bytes each, at the
-//     receiver, after the transfer. A recv with `store` costs nothing.
+//   - every combining recv is applied, γ·bytes each, at the receiver, after
+//     its transfer: by default as soon as it is in (and the step's sends
+//     and stores of the same region are done), the rank's CPU doing one
+//     combine at a time while the step's other messages go on — what the
+//     MPI executor does; with combine_on_arrival = false after the step's
+//     wait (the IR's phase 4, the papers' model). A recv with `store` costs
+//     nothing.
 // So a round of "receive one segment of B bytes and combine it" costs
 // exactly d = α + B(β + γ) ([M] §5.2), counted once per round at the
-// receiver, and a schedule of R such rounds under balanced PATs runs R·d.
+// receiver, and a schedule of R such rounds under balanced PATs runs R·d;
+// the two settings differ only in steps with several combining recvs.
 //
 // Outputs use the definitions of BENCHMARKS.md: exit time f_i, run time
 // r = max(f) − min(a), average elapsed ē = mean(f_i − a_i), and absorption
@@ -48,11 +54,13 @@ bool parse_port_model(std::string_view text, PortModel &out);
 struct SimulateOptions {
   PortModel ports = PortModel::full_duplex;
   double copy_seconds_per_byte = 0.0;  // local copies (and only copies); 0 = free
-  // Overlap: apply each combining recv as soon as its own message arrives
-  // (one combine at a time per rank, overlapping the step's other messages)
-  // instead of after the whole step's wait, as an executor that tests
-  // requests one by one would. Off by default: the IR's phase 4.
-  bool combine_on_arrival = false;
+  // Overlap (the default, what the MPI executor does): apply each combining
+  // recv as soon as its own message is in (one combine at a time per rank,
+  // overlapping the step's other messages; see combines_on_arrival in
+  // simulate.cpp for the exact rule). false: after the whole step's wait,
+  // the IR's phase 4 — the papers' model, where a round "receive and
+  // combine" costs exactly α + B(β + γ).
+  bool combine_on_arrival = true;
   bool record_timeline = false;
 };
 

@@ -9,27 +9,40 @@
 
 namespace patcoll::mpi {
 
-const core::Program *ProgramCache::find(const std::string &key) {
+std::unique_ptr<Workspace> CachedProgram::acquire() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!idle_.empty()) {
+      std::unique_ptr<Workspace> workspace = std::move(idle_.back());
+      idle_.pop_back();
+      return workspace;
+    }
+  }
+  return std::make_unique<Workspace>();
+}
+
+void CachedProgram::release(std::unique_ptr<Workspace> workspace) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  idle_.push_back(std::move(workspace));
+}
+
+std::shared_ptr<CachedProgram> ProgramCache::find(const std::string &key) {
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (it->first != key) continue;
     entries_.splice(entries_.begin(), entries_, it);
     ++hits_;
-    return &entries_.front().second;
+    return entries_.front().second;
   }
   ++misses_;
   return nullptr;
 }
 
-const core::Program &ProgramCache::insert(std::string key, core::Program program) {
-  entries_.emplace_front(std::move(key), std::move(program));
-  // Keep at least the entry just inserted: the caller uses it.
-  while (entries_.size() > std::max<std::size_t>(capacity_, 1)) entries_.pop_back();
-  if (capacity_ == 0) {
-    uncached_ = std::move(entries_.front().second);
-    entries_.clear();
-    return uncached_;
-  }
-  return entries_.front().second;
+std::shared_ptr<CachedProgram> ProgramCache::insert(std::string key, core::Program program) {
+  auto entry = std::make_shared<CachedProgram>(std::move(program));
+  if (capacity_ == 0) return entry;
+  entries_.emplace_front(std::move(key), entry);
+  while (entries_.size() > capacity_) entries_.pop_back();
+  return entry;
 }
 
 void ArrivalsMailbox::expect() {

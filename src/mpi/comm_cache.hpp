@@ -20,24 +20,43 @@
 
 #include "core/cost.hpp"
 #include "core/ir.hpp"
+#include "executor.hpp"
 
 namespace patcoll::mpi {
 
+// A built Program with what running it needs: its shape and the
+// workspaces (scratch, staging, requests) of its executions, kept for the
+// next call. One workspace per execution active at the same time (a
+// blocking call, or each non-blocking / persistent collective).
+class CachedProgram {
+ public:
+  explicit CachedProgram(core::Program p) : program(std::move(p)), shape(ProgramShape::of(program)) {}
+  const core::Program program;
+  const ProgramShape shape;
+  std::unique_ptr<Workspace> acquire();              // thread-safe
+  void release(std::unique_ptr<Workspace> workspace);  // thread-safe
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Workspace>> idle_;
+};
+
 // Least-recently-used cache of this rank's Programs keyed by everything a
-// builder reads (the schedule cache of Clairvoyant and greedy).
+// builder reads (the schedule cache of Clairvoyant and greedy). Entries are
+// shared: an evicted Program stays alive while an execution holds it.
 class ProgramCache {
  public:
   explicit ProgramCache(std::size_t capacity = 16) : capacity_(capacity) {}
-  const core::Program *find(const std::string &key);
-  const core::Program &insert(std::string key, core::Program program);
+  std::shared_ptr<CachedProgram> find(const std::string &key);
+  // capacity 0: returned, not kept.
+  std::shared_ptr<CachedProgram> insert(std::string key, core::Program program);
   std::size_t size() const { return entries_.size(); }
   std::uint64_t hits() const { return hits_; }
   std::uint64_t misses() const { return misses_; }
 
  private:
   std::size_t capacity_;
-  std::list<std::pair<std::string, core::Program>> entries_;  // most recent first
-  core::Program uncached_;  // capacity 0: the Program of the current call
+  std::list<std::pair<std::string, std::shared_ptr<CachedProgram>>> entries_;  // most recent first
   std::uint64_t hits_ = 0, misses_ = 0;
 };
 

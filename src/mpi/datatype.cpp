@@ -18,7 +18,11 @@ int TypeInfo::describe(MPI_Datatype type, TypeInfo &out) {
 }
 
 void TypedScratch::allocate(const TypeInfo &info, std::int64_t elements) {
-  storage_.assign(info.span_bytes(elements), 0);
+  bytes_ = info.span_bytes(elements);
+  if (bytes_ > capacity_) {
+    storage_.reset(new char[bytes_]);  // uninitialised on purpose: see executor.hpp
+    capacity_ = bytes_;
+  }
   info_true_lb_ = info.true_lb;
 }
 

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace patcoll::mpi {
@@ -31,14 +32,18 @@ struct TypeInfo {
   }
 };
 
-// n elements of a type, allocated once; base() is what MPI calls take.
+// n elements of a type; base() is what MPI calls take. allocate() keeps
+// the storage it has when it is large enough (a Workspace reused by the
+// next call) and never fills it: the contents are undefined.
 class TypedScratch {
  public:
   void allocate(const TypeInfo &, std::int64_t elements);
-  void *base() { return storage_.empty() ? nullptr : storage_.data() - info_true_lb_; }
+  void *base() { return bytes_ == 0 ? nullptr : storage_.get() - info_true_lb_; }
+  std::size_t capacity() const { return capacity_; }
 
  private:
-  std::vector<char> storage_;
+  std::unique_ptr<char[]> storage_;
+  std::size_t capacity_ = 0, bytes_ = 0;
   MPI_Aint info_true_lb_ = 0;
 };
 

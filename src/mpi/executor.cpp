@@ -2,143 +2,286 @@
 
 #include <algorithm>
 #include <climits>
-#include <vector>
 
 #include "error.hpp"
 
 namespace patcoll::mpi {
-namespace {
 
 using core::Combine;
 using core::OpKind;
 
-class Run {
- public:
-  Run(const core::Program &program, const ExecutionBuffers &buffers, const ExecutionContext &context)
-      : program_(program), buffers_(buffers), context_(context), type_(context.type) {}
+namespace {
 
-  int operator()() {
-    std::int64_t staging = 0;
-    std::size_t requests = 0;
-    for (const core::Step &step : program_.steps) {
-      std::int64_t need = 0;
-      std::size_t posted = 0;
-      for (const core::Op &op : step.ops) {
-        if (op.kind != OpKind::local) ++posted;
-        if (op.kind == OpKind::recv && op.combine != Combine::store) need += op.dst.count;
-        if (op.kind == OpKind::local && op.combine == Combine::right) need = std::max(need, op.dst.count);
-      }
-      staging = std::max(staging, need);
-      requests = std::max(requests, posted);
-    }
-    scratch_.allocate(type_, program_.scratch_count);
-    staging_.allocate(type_, staging);
-    requests_.resize(requests);
-    pending_.reserve(requests);
-
-    for (const core::Step &step : program_.steps)
-      if (int rc = run_step(step); rc != MPI_SUCCESS) return rc;
-    return MPI_SUCCESS;
-  }
-
- private:
-  void *address(const core::Region &region) {
-    void *base = nullptr;
-    switch (region.buffer) {
-      case core::Buffer::send: base = const_cast<void *>(buffers_.send); break;
-      case core::Buffer::recv: base = buffers_.recv; break;
-      case core::Buffer::scratch: base = scratch_.base(); break;
-    }
-    return type_.element(base, region.offset);
-  }
-
-  int check_count(std::int64_t count) const {
-    if (count > INT_MAX) return fail(MPI_ERR_COUNT, "a message of more than INT_MAX elements");
-    return MPI_SUCCESS;
-  }
-
-  int run_step(const core::Step &step) {
-    // 1. Local ops, in order.
-    for (const core::Op &op : step.ops) {
-      if (op.kind != OpKind::local) continue;
-      void *src = address(op.src), *dst = address(op.dst);
-      const std::int64_t n = op.src.count;
-      if (n == 0) continue;
-      if (int rc = check_count(n); rc != MPI_SUCCESS) return rc;
-      switch (op.combine) {
-        case Combine::store:
-          if (int rc = copy_elements(type_, src, dst, n, pack_); rc != MPI_SUCCESS) return rc;
-          break;
-        case Combine::left:  // dst = src ∘ dst
-          PATCOLL_MPI_CHECK(MPI_Reduce_local(src, dst, static_cast<int>(n), type_.type, context_.op));
-          break;
-        case Combine::right: {  // dst = dst ∘ src, through staging
-          void *tmp = staging_.base();
-          if (int rc = copy_elements(type_, src, tmp, n, pack_); rc != MPI_SUCCESS) return rc;
-          PATCOLL_MPI_CHECK(MPI_Reduce_local(dst, tmp, static_cast<int>(n), type_.type, context_.op));
-          if (int rc = copy_elements(type_, tmp, dst, n, pack_); rc != MPI_SUCCESS) return rc;
-          break;
-        }
-      }
-    }
-    // 2. Post receives and sends in op order.
-    int posted = 0;
-    std::int64_t staging_offset = 0;
-    pending_.clear();
-    for (const core::Op &op : step.ops) {
-      if (op.kind == OpKind::local) continue;
-      const core::Region &region = op.kind == OpKind::send ? op.src : op.dst;
-      if (int rc = check_count(region.count); rc != MPI_SUCCESS) return rc;
-      const int n = static_cast<int>(region.count);
-      if (op.kind == OpKind::send) {
-        PATCOLL_MPI_CHECK(MPI_Isend(address(region), n, type_.type, op.peer, context_.tag, context_.comm,
-                                    &requests_[posted++]));
-        continue;
-      }
-      void *target = address(region);
-      if (op.combine != Combine::store) {
-        target = type_.element(staging_.base(), staging_offset);
-        pending_.push_back({&op, target});
-        staging_offset += region.count;
-      }
-      PATCOLL_MPI_CHECK(MPI_Irecv(target, n, type_.type, op.peer, context_.tag, context_.comm, &requests_[posted++]));
-    }
-    // 3. Wait.
-    if (posted) PATCOLL_MPI_CHECK(MPI_Waitall(posted, requests_.data(), MPI_STATUSES_IGNORE));
-    // 4. Apply combining receives in op order.
-    for (const Pending &p : pending_) {
-      const int n = static_cast<int>(p.op->dst.count);
-      if (n == 0) continue;
-      void *dst = address(p.op->dst);
-      if (p.op->combine == Combine::left) {
-        PATCOLL_MPI_CHECK(MPI_Reduce_local(p.staged, dst, n, type_.type, context_.op));
-      } else {
-        PATCOLL_MPI_CHECK(MPI_Reduce_local(dst, p.staged, n, type_.type, context_.op));
-        if (int rc = copy_elements(type_, p.staged, dst, n, pack_); rc != MPI_SUCCESS) return rc;
-      }
-    }
-    return MPI_SUCCESS;
-  }
-
-  struct Pending {
-    const core::Op *op;
-    void *staged;
-  };
-
-  const core::Program &program_;
-  ExecutionBuffers buffers_;
-  const ExecutionContext &context_;
-  const TypeInfo &type_;
-  TypedScratch scratch_, staging_;
-  std::vector<MPI_Request> requests_;
-  std::vector<Pending> pending_;
-  std::vector<char> pack_;
-};
+bool is_combining_recv(const core::Op &op) { return op.kind == OpKind::recv && op.combine != Combine::store; }
 
 }  // namespace
 
+ProgramShape ProgramShape::of(const core::Program &program) {
+  ProgramShape shape;
+  for (const core::Step &step : program.steps) {
+    std::int64_t staging = 0;
+    std::size_t posted = 0;
+    for (const core::Op &op : step.ops) {
+      if (op.kind != OpKind::local) ++posted;
+      if (is_combining_recv(op)) staging += op.dst.count;
+      if (op.kind == OpKind::local && op.combine == Combine::right) staging = std::max(staging, op.dst.count);
+      const std::int64_t count = op.kind == OpKind::recv ? op.dst.count : op.src.count;
+      shape.largest = std::max(shape.largest, count);
+    }
+    shape.staging = std::max(shape.staging, staging);
+    shape.max_requests = std::max(shape.max_requests, posted);
+  }
+  return shape;
+}
+
+Execution::~Execution() {
+  if (active()) wait();
+}
+
+void *Execution::address(const core::Region &region) {
+  void *base = nullptr;
+  switch (region.buffer) {
+    case core::Buffer::send: base = const_cast<void *>(buffers_.send); break;
+    case core::Buffer::recv: base = buffers_.recv; break;
+    case core::Buffer::scratch: base = workspace_->scratch.base(); break;
+  }
+  return context_.type.element(base, region.offset);
+}
+
+void Execution::note_error(int rc) {
+  if (rc != MPI_SUCCESS && error_ == MPI_SUCCESS) error_ = rc;
+}
+
+int Execution::start(const core::Program &program, const ProgramShape &shape, const ExecutionBuffers &buffers,
+                     const ExecutionContext &context, Workspace &workspace) {
+  if (active()) return fail(MPI_ERR_REQUEST, "the collective is still active");
+  if (shape.largest > INT_MAX) return fail(MPI_ERR_COUNT, "a message of more than INT_MAX elements");
+  int commutative = 1;
+  if (context.op != MPI_OP_NULL) PATCOLL_MPI_CHECK(MPI_Op_commutative(context.op, &commutative));
+  commutative_ = commutative != 0;
+  program_ = &program;
+  buffers_ = buffers;
+  context_ = context;
+  workspace_ = &workspace;
+  step_ = 0;
+  in_step_ = false;
+  error_ = MPI_SUCCESS;
+  workspace.scratch.allocate(context.type, program.scratch_count);
+  workspace.staging.allocate(context.type, shape.staging);
+  if (workspace.requests.size() < shape.max_requests) {
+    workspace.requests.resize(shape.max_requests, MPI_REQUEST_NULL);
+    workspace.indices.resize(shape.max_requests);
+    workspace.statuses.resize(shape.max_requests);
+  }
+  slots_.reserve(shape.max_requests);
+  advance();
+  return error_;
+}
+
+void Execution::run_locals(const core::Step &step) {
+  const TypeInfo &type = context_.type;
+  for (const core::Op &op : step.ops) {
+    if (op.kind != OpKind::local || op.src.count == 0) continue;
+    if (error_ != MPI_SUCCESS) return;  // draining: data no longer matters
+    void *src = address(op.src), *dst = address(op.dst);
+    const int n = static_cast<int>(op.src.count);
+    switch (op.combine) {
+      case Combine::store:
+        note_error(copy_elements(type, src, dst, n, workspace_->pack));
+        break;
+      case Combine::left:  // dst = src ∘ dst
+        if (int rc = MPI_Reduce_local(src, dst, n, type.type, context_.op); rc != MPI_SUCCESS)
+          note_error(mpi_failure(rc, "MPI_Reduce_local"));
+        break;
+      case Combine::right: {  // dst = dst ∘ src, through staging
+        void *tmp = workspace_->staging.base();
+        int rc = copy_elements(type, src, tmp, n, workspace_->pack);
+        if (rc == MPI_SUCCESS && (rc = MPI_Reduce_local(dst, tmp, n, type.type, context_.op)) != MPI_SUCCESS)
+          rc = mpi_failure(rc, "MPI_Reduce_local");
+        if (rc == MPI_SUCCESS) rc = copy_elements(type, tmp, dst, n, workspace_->pack);
+        note_error(rc);
+        break;
+      }
+    }
+  }
+}
+
+void Execution::post(const core::Step &step) {
+  const TypeInfo &type = context_.type;
+  slots_.clear();
+  barriers_.clear();
+  posted_ = outstanding_ = unapplied_ = 0;
+  std::int64_t staging_offset = 0;
+  for (const core::Op &op : step.ops) {
+    if (op.kind == OpKind::local) continue;
+    const bool is_send = op.kind == OpKind::send;
+    const core::Region &region = is_send ? op.src : op.dst;
+    const int n = static_cast<int>(region.count);
+    Slot slot;
+    slot.op = &op;
+    char *memory = static_cast<char *>(address(region)) + type.true_lb;
+    slot.lo = memory;
+    slot.hi = memory + type.span_bytes(region.count);
+    void *target = address(region);
+    if (is_combining_recv(op)) {
+      slot.staged = type.element(workspace_->staging.base(), staging_offset);
+      staging_offset += region.count;
+      target = slot.staged;
+      ++unapplied_;
+    } else {
+      barriers_.push_back(posted_);
+    }
+    MPI_Request &request = workspace_->requests[static_cast<std::size_t>(posted_)];
+    const int rc = is_send ? MPI_Isend(target, n, type.type, op.peer, context_.tag, context_.comm, &request)
+                           : MPI_Irecv(target, n, type.type, op.peer, context_.tag, context_.comm, &request);
+    if (rc != MPI_SUCCESS) {
+      note_error(mpi_failure(rc, is_send ? "MPI_Isend" : "MPI_Irecv"));
+      request = MPI_REQUEST_NULL;
+      slot.done = true;
+    } else {
+      ++outstanding_;
+    }
+    slots_.push_back(slot);
+    ++posted_;
+  }
+}
+
+void Execution::apply(Slot &slot) {
+  const core::Op &op = *slot.op;
+  const int n = static_cast<int>(op.dst.count);
+  slot.applied = true;
+  --unapplied_;
+  if (n == 0 || error_ != MPI_SUCCESS) return;
+  void *dst = address(op.dst);
+  const TypeInfo &type = context_.type;
+  if (op.combine == Combine::left) {
+    if (int rc = MPI_Reduce_local(slot.staged, dst, n, type.type, context_.op); rc != MPI_SUCCESS)
+      note_error(mpi_failure(rc, "MPI_Reduce_local"));
+    return;
+  }
+  if (int rc = MPI_Reduce_local(dst, slot.staged, n, type.type, context_.op); rc != MPI_SUCCESS) {
+    note_error(mpi_failure(rc, "MPI_Reduce_local"));
+    return;
+  }
+  note_error(copy_elements(type, slot.staged, dst, n, workspace_->pack));
+}
+
+void Execution::apply_ready_combines() {
+  if (unapplied_ == 0) return;
+  auto overlaps = [](const char *lo, const char *hi, const Slot &other) { return lo < other.hi && other.lo < hi; };
+  blocked_.clear();
+  for (Slot &slot : slots_) {
+    if (slot.applied || !is_combining_recv(*slot.op)) continue;
+    bool ready = slot.done;
+    if (ready && !commutative_)
+      for (const auto &[lo, hi] : blocked_)
+        if (overlaps(lo, hi, slot)) ready = false;
+    if (ready)
+      for (int b : barriers_) {
+        const Slot &barrier = slots_[static_cast<std::size_t>(b)];
+        if (!barrier.done && overlaps(barrier.lo, barrier.hi, slot)) ready = false;
+      }
+    if (ready) apply(slot);
+    else if (!commutative_) blocked_.emplace_back(slot.lo, slot.hi);
+    if (unapplied_ == 0) return;
+  }
+}
+
+void Execution::complete_request(int index, const MPI_Status *status) {
+  Slot &slot = slots_[static_cast<std::size_t>(index)];
+  if (slot.done) return;
+  slot.done = true;
+  --outstanding_;
+  if (status && status->MPI_ERROR != MPI_SUCCESS)
+    note_error(mpi_failure(status->MPI_ERROR, slot.op->kind == OpKind::send ? "a send" : "a receive"));
+}
+
+int Execution::progress(bool block, bool &made_progress) {
+  made_progress = false;
+  if (outstanding_ == 0) return MPI_SUCCESS;
+  Workspace &w = *workspace_;
+  int count = 0;
+  const int rc = block ? MPI_Waitsome(posted_, w.requests.data(), &count, w.indices.data(), w.statuses.data())
+                       : MPI_Testsome(posted_, w.requests.data(), &count, w.indices.data(), w.statuses.data());
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+    // Which requests completed is unknown: complete them one by one.
+    note_error(mpi_failure(rc, block ? "MPI_Waitsome" : "MPI_Testsome"));
+    for (int i = 0; i < posted_; ++i) {
+      if (slots_[static_cast<std::size_t>(i)].done) continue;
+      MPI_Request &request = w.requests[static_cast<std::size_t>(i)];
+      if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
+      complete_request(i, nullptr);
+    }
+    made_progress = true;
+    return MPI_SUCCESS;
+  }
+  if (count == MPI_UNDEFINED) {  // no active request left
+    for (int i = 0; i < posted_; ++i) complete_request(i, nullptr);
+    made_progress = true;
+    return MPI_SUCCESS;
+  }
+  for (int k = 0; k < count; ++k) {
+    const int index = w.indices[static_cast<std::size_t>(k)];
+    MPI_Request &request = w.requests[static_cast<std::size_t>(index)];
+    // A request completed in error is deallocated by MPI-4 implementations;
+    // free it if this one did not.
+    if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+    complete_request(index, rc == MPI_ERR_IN_STATUS ? &w.statuses[static_cast<std::size_t>(k)] : nullptr);
+  }
+  made_progress = count > 0;
+  return MPI_SUCCESS;
+}
+
+void Execution::advance() {
+  for (;;) {
+    if (in_step_) {
+      apply_ready_combines();
+      if (outstanding_ > 0 || unapplied_ > 0) return;
+      in_step_ = false;
+      ++step_;
+    }
+    if (step_ >= program_->steps.size()) {
+      program_ = nullptr;  // complete
+      return;
+    }
+    const core::Step &step = program_->steps[step_];
+    run_locals(step);
+    post(step);
+    in_step_ = true;
+  }
+}
+
+int Execution::test(bool &complete) {
+  while (active()) {
+    bool made = false;
+    progress(false, made);
+    advance();
+    if (!made) break;
+  }
+  complete = !active();
+  return complete ? error_ : MPI_SUCCESS;
+}
+
+int Execution::wait() {
+  while (active()) {
+    bool made = false;
+    progress(true, made);
+    advance();
+  }
+  return error_;
+}
+
+int execute(const core::Program &program, const ProgramShape &shape, const ExecutionBuffers &buffers,
+            const ExecutionContext &context, Workspace &workspace) {
+  Execution execution;
+  if (int rc = execution.start(program, shape, buffers, context, workspace); rc != MPI_SUCCESS && !execution.active())
+    return rc;
+  return execution.wait();
+}
+
 int execute(const core::Program &program, const ExecutionBuffers &buffers, const ExecutionContext &context) {
-  return Run(program, buffers, context)();
+  Workspace workspace;
+  return execute(program, ProgramShape::of(program), buffers, context, workspace);
 }
 
 }  // namespace patcoll::mpi

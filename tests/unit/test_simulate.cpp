@@ -123,14 +123,54 @@ TEST(Simulate, SendsOfOneRankAreSerialised) {
   EXPECT_DOUBLE_EQ(r.exit[0], 2 * kTransfer);
 }
 
-TEST(Simulate, RecvsOfOneRankAreSerialisedAndCombinedAfterTheWait) {
+TEST(Simulate, WithoutOverlapRecvsOfOneRankAreSerialisedAndCombinedAfterTheWait) {
   auto programs = empty_programs(3);
   add_step(programs[0], {recv_op(1, recv_buf(0, 100), Combine::right), recv_op(2, scratch_buf(0, 100), Combine::right)});
   add_step(programs[1], {send_op(0, send_buf(0, 100))});
   add_step(programs[2], {send_op(0, send_buf(0, 100))});
-  const SimulateResult r = simulate(model(3), programs);
+  SimulateOptions phase4;
+  phase4.combine_on_arrival = false;
+  const SimulateResult r = simulate(model(3), programs, phase4);
   ASSERT_EQ(r.error, "");
   EXPECT_DOUBLE_EQ(r.exit[0], 2 * kTransfer + 2 * kCombine);
+}
+
+TEST(Simulate, DefaultCombinesOnArrivalLikeTheMpiExecutor) {
+  EXPECT_TRUE(SimulateOptions{}.combine_on_arrival);
+  auto programs = empty_programs(3);
+  add_step(programs[0], {recv_op(1, recv_buf(0, 100), Combine::right), recv_op(2, scratch_buf(0, 100), Combine::right)});
+  add_step(programs[1], {send_op(0, send_buf(0, 100))});
+  add_step(programs[2], {send_op(0, send_buf(0, 100))});
+  EXPECT_DOUBLE_EQ(simulate(model(3), programs).exit[0], 2 * kTransfer + kCombine);
+}
+
+TEST(Simulate, CombineOnArrivalWaitsForASendOfTheSameRegion) {
+  // Rank 0 sends its recv buffer to 2 and combines 1's message into it in
+  // the same step; 2 is late, so the send ends at 10 + 5: the combine waits.
+  auto programs = empty_programs(3);
+  add_step(programs[0], {send_op(2, recv_buf(0, 100)), recv_op(1, recv_buf(0, 100), Combine::right)});
+  add_step(programs[1], {send_op(0, send_buf(0, 100))});
+  add_step(programs[2], {recv_op(0, recv_buf(0, 100))});
+  Params params = model(3);
+  params.arrivals = {0.0, 0.0, 10.0};
+  EXPECT_DOUBLE_EQ(simulate(params, programs).exit[0], 10 + kTransfer + kCombine);
+  // Into another region it does not wait (it hides under the send).
+  programs[0].steps[0].ops[1].dst = scratch_buf(0, 100);
+  EXPECT_DOUBLE_EQ(simulate(params, programs).exit[0], 10 + kTransfer);
+}
+
+TEST(Simulate, CombineOnArrivalKeepsOpOrderForANonCommutativeOp) {
+  // The recv from 2 (op order first) arrives last: with a non-commutative
+  // op, the combine of 1's message waits for it.
+  auto programs = empty_programs(3);
+  add_step(programs[0], {recv_op(2, recv_buf(0, 100), Combine::right), recv_op(1, recv_buf(0, 100), Combine::right)});
+  add_step(programs[1], {send_op(0, send_buf(0, 100))});
+  add_step(programs[2], {send_op(0, send_buf(0, 100))});
+  Params params = model(3);
+  params.arrivals = {0.0, 0.0, 10.0};
+  EXPECT_DOUBLE_EQ(simulate(params, programs).exit[0], 10 + kTransfer + kCombine);  // commutative: 1's hides
+  params.commutative = false;
+  EXPECT_DOUBLE_EQ(simulate(params, programs).exit[0], 10 + kTransfer + 2 * kCombine);
 }
 
 TEST(Simulate, CombineOnArrivalOverlapsACombineWithTheNextTransfer) {
@@ -161,7 +201,8 @@ TEST(Simulate, CombineOnArrivalSerialisesCombinesOnOneRank) {
   SimulateOptions options;
   options.combine_on_arrival = true;
   EXPECT_DOUBLE_EQ(simulate(params, programs, options).exit[0], kTransfer + 2 * 40.0);
-  EXPECT_DOUBLE_EQ(simulate(params, programs).exit[0], 2 * kTransfer + 2 * 40.0);
+  options.combine_on_arrival = false;
+  EXPECT_DOUBLE_EQ(simulate(params, programs, options).exit[0], 2 * kTransfer + 2 * 40.0);
 }
 
 TEST(Simulate, BusyPortGoesToTheEarliestReadyMessage) {

@@ -49,6 +49,7 @@ Params reduce_params(int procs, std::int64_t count, CostModel cost = kCurie) {
 double simulated(const Algorithm &algorithm, const Params &params, PortModel ports = PortModel::full_duplex) {
   SimulateOptions options;
   options.ports = ports;
+  options.combine_on_arrival = false;  // the papers' model: combines after the step's transfers
   const SimulateResult result = simulate(algorithm, params, options);
   EXPECT_EQ(result.error, "") << algorithm.name << " P=" << params.procs << " count=" << params.count;
   return result.run_time;

@@ -26,8 +26,9 @@ OUT = "."
 
 
 def sim(**options):
-    """Runs patcoll-sim with --key value options; returns the CSV rows."""
-    command = [SIM]
+    """Runs patcoll-sim with --key value options; returns the CSV rows.
+    The papers' model: combines after each step's transfers (--no-overlap)."""
+    command = [SIM, "--no-overlap"]
     for key, value in options.items():
         flag = "--" + key.replace("_", "-")
         if value is True:

@@ -59,8 +59,10 @@ Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one
   --gamma LIST          γ in s/B (default 1.6654e-10)
   --ports MODEL         full_duplex (default) or unidirectional
   --copy-cost S         seconds per byte of a local copy (default 0 = free)
-  --overlap             combine each message as it arrives, overlapping the
-                        step's other transfers (default: after the step's wait)
+  --no-overlap          combine after the step's wait (the IR's phase 4, the
+                        papers' model) instead of each message as it arrives,
+                        overlapping the step's other transfers (the default,
+                        what the MPI executor does; --overlap says it explicitly)
   --output FILE         CSV to FILE instead of stdout
   --timeline FILE.png   Gantt chart of the (single) simulated case
   --timeline-csv FILE   the timeline as CSV (rank,step,activity,peer,start,end,bytes)
@@ -314,6 +316,8 @@ int main(int argc, char **argv) {
       options.copy_seconds_per_byte = parse_double(value());
     } else if (arg == "--overlap") {
       options.combine_on_arrival = true;
+    } else if (arg == "--no-overlap") {
+      options.combine_on_arrival = false;
     } else if (arg == "--output" || arg == "-o") {
       output_path = value();
     } else if (arg == "--timeline") {

@@ -1,4 +1,5 @@
-// arrival_order — the PAT sort every PAP-aware builder starts from.
+// arrival_order — the PAT sort every PAP-aware builder starts from, and the
+// remapping of a Program built over positions of that order.
 #include <algorithm>
 #include <numeric>
 
@@ -12,6 +13,17 @@ std::vector<int> arrival_order(const Params &params) {
   if (params.arrivals.size() != order.size()) return order;
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return params.arrivals[a] < params.arrivals[b]; });
   return order;
+}
+
+void append_over_positions(Program &program, const Program &positional, const std::vector<int> &rank_at,
+                           int first_round) {
+  program.scratch_count = std::max(program.scratch_count, positional.scratch_count);
+  for (Step step : positional.steps) {
+    for (Op &op : step.ops)
+      if (op.kind != OpKind::local) op.peer = rank_at[op.peer];
+    if (step.round >= 0) step.round += first_round;
+    program.steps.push_back(std::move(step));
+  }
 }
 
 }  // namespace patcoll::core

@@ -13,6 +13,13 @@ namespace patcoll::core {
 // rank ([PO] §4.4), so equal or missing PATs give rank order.
 std::vector<int> arrival_order(const Params &);
 
+// Appends `positional` — steps built over positions 0…n−1 of a group, e.g.
+// a ring over the arrival order — to `program`, with every peer position p
+// addressed to rank_at[p] and rounds offset by `first_round`; the scratch
+// need is the larger of the two.
+void append_over_positions(Program &program, const Program &positional, const std::vector<int> &rank_at,
+                           int first_round = 0);
+
 // MPI_Allreduce, PAP-aware ([PA] §4)
 Program allreduce_slt(const Params &, int rank);
 Program allreduce_prr(const Params &, int rank);

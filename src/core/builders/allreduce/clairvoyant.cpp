@@ -49,18 +49,6 @@ const GroupShape &shape_named(std::string_view name) {
   return kShapes[0];
 }
 
-// Appends `positional` (built over positions 0…members.size()−1) to
-// `program`, addressed to the real ranks and with rounds offset.
-void append_remapped(Program &program, const Program &positional, const std::vector<int> &members, int first_round) {
-  program.scratch_count = std::max(program.scratch_count, positional.scratch_count);
-  for (Step step : positional.steps) {
-    for (Op &op : step.ops)
-      if (op.kind != OpKind::local) op.peer = members[op.peer];
-    if (step.round >= 0) step.round += first_round;
-    program.steps.push_back(std::move(step));
-  }
-}
-
 int max_round(const std::vector<Program> &programs) {
   int last = -1;
   for (const Program &program : programs)
@@ -171,7 +159,7 @@ std::vector<Program> build_clairvoyant_allreduce(const Params &params, const Cla
   std::vector<int> group(order.begin(), order.end() - folded);
   const Params inner = group_params(params, static_cast<int>(group.size()));
   for (int position = 0; position < static_cast<int>(group.size()); ++position)
-    append_remapped(programs[group[position]], shape.build(inner, position), group, 0);
+    append_over_positions(programs[group[position]], shape.build(inner, position), group);
   for (int j = 0; j < folded; ++j) {
     const int late = order[procs - folded + j];
     const std::int64_t segments =

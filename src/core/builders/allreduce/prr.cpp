@@ -22,15 +22,6 @@
 namespace patcoll::core {
 namespace {
 
-// Ring steps built over positions 0…size−1, then addressed to real ranks.
-void append_over_positions(Program &program, const Program &positional, const std::vector<int> &rank_at) {
-  for (Step step : positional.steps) {
-    for (Op &op : step.ops)
-      if (op.kind != OpKind::local) op.peer = rank_at[op.peer];
-    program.steps.push_back(std::move(step));
-  }
-}
-
 int position_of(const std::vector<int> &order, int rank) {
   for (std::size_t i = 0; i < order.size(); ++i)
     if (order[i] == rank) return static_cast<int>(i);

@@ -181,6 +181,7 @@ int main(int argc, char **argv) {
     elapsed_time[a] = malloc(sizeof(double) * (size_t)rounds);
     worst_error[a] = 0;
   }
+  MPI_Request *requests = malloc(sizeof(MPI_Request) * (size_t)size); /* the master's sends */
   const int edge_after = work >= 2 ? work / 2 : 1; /* transforms done at the edge */
   const int gather_count = (int)(2 * block);       /* complex doubles as pairs of MPI_DOUBLE */
 
@@ -202,12 +203,10 @@ int main(int argc, char **argv) {
           make_signal(signal, n_total, seed, iteration);
           memcpy(input, signal, sizeof(complex_t) * (size_t)n_total);
           dif_split(signal, n_total, size, twiddle);
-          MPI_Request *requests = malloc(sizeof(MPI_Request) * (size_t)(size > 1 ? size - 1 : 1));
           for (int j = 1; j < size; ++j)
             MPI_Isend(signal + j * block, gather_count, MPI_DOUBLE, j, 17, MPI_COMM_WORLD, &requests[j - 1]);
           memcpy(part_in, signal, sizeof(complex_t) * (size_t)block);
           MPI_Waitall(size - 1, requests, MPI_STATUSES_IGNORE);
-          free(requests);
         } else {
           MPI_Recv(part_in, gather_count, MPI_DOUBLE, 0, 17, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
@@ -308,6 +307,7 @@ int main(int argc, char **argv) {
   fftw_free(reference);
   fftw_free(twiddle);
   free(slowdowns);
+  free(requests);
   free(t_in);
   free(t_out);
   free(first_in);

@@ -140,9 +140,11 @@ static void dense(const float *in, int inputs, const float *w, const float *bias
                   float *out) {
   for (int b = 0; b < batch; ++b)
     for (int o = 0; o < outputs; ++o) {
-      float sum = bias[o];
+      float sum = 0;
       const float *row = w + (size_t)o * inputs, *x = in + (size_t)b * inputs;
+#pragma omp simd reduction(+ : sum) /* vectorised (-fopenmp-simd): same order in every run */
       for (int i = 0; i < inputs; ++i) sum += row[i] * x[i];
+      sum += bias[o];
       z[(size_t)b * outputs + o] = sum;
       if (out) out[(size_t)b * outputs + o] = sum > 0 ? sum : 0;
     }

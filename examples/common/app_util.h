@@ -17,7 +17,7 @@
 enum { APP_MAX_ALGS = 16 };
 
 /* Option errors are reported by rank 0 only (every rank parses the same
- * argv); the programs set this after MPI_Comm_rank. */
+ * argv); set by app_init. */
 static int app_reporting_rank = 1;
 
 /* Seconds on CLOCK_MONOTONIC: one clock for all ranks of a node, so entry
@@ -30,6 +30,17 @@ static inline double app_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* MPI_Init_thread with MPI_THREAD_MULTIPLE (the PAT runtime's background
+ * thread needs it; without it PAT_Init fails and says so), rank and size
+ * of MPI_COMM_WORLD; only rank 0 reports option errors. */
+static inline void app_init(int *argc, char ***argv, int *rank, int *size) {
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, size);
+  app_reporting_rank = *rank == 0;
 }
 
 /* The value of `--key=value` among argv, or `fallback`. */

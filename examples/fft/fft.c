@@ -98,11 +98,8 @@ static double relative_error(const complex_t *x, const complex_t *reference, lon
 }
 
 int main(int argc, char **argv) {
-  int provided = 0, rank = 0, size = 1;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  app_reporting_rank = rank == 0;
+  int rank = 0, size = 1;
+  app_init(&argc, &argv, &rank, &size);
 
   static const char *const known[] = {"log2n", "iters", "rounds", "work", "slowdown", "jitter",
                                       "algs", "baseline", "check", "seed", NULL};

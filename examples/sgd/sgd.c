@@ -265,11 +265,8 @@ static void at_edge(void *context, double before) {
 }
 
 int main(int argc, char **argv) {
-  int provided = 0, rank = 0, size = 1;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  app_reporting_rank = rank == 0;
+  int rank = 0, size = 1;
+  app_init(&argc, &argv, &rank, &size);
 
   static const char *const known[] = {"iters", "rounds", "batch", "h1", "h2", "lr", "slowdown", "jitter",
                                       "algs", "baseline", "data", "seed", "min-accuracy", NULL};

@@ -137,6 +137,19 @@ TEST(AllreduceClairvoyant, WrongPatsOnlyCostTime) {
   EXPECT_GT(result.run_time, simulate(predicted, programs).run_time);
 }
 
+TEST(AllreduceClairvoyant, AboveSixtyFourRanksThePlanComesFromFormulas) {
+  Params p = pa_cluster(100);  // not a power of two: rabenseifner pays its fix-up
+  EXPECT_EQ(plan_clairvoyant_allreduce(p).folded, 0);
+  EXPECT_EQ(plan_clairvoyant_allreduce(p).group_shape, "ring");
+  p.arrivals = one_late(100, 7, 1.0);
+  EXPECT_EQ(plan_clairvoyant_allreduce(p).folded, 1);
+  p.arrivals = one_late(100, 7, 1e-4);  // less than the group's allreduce: not worth a fold
+  EXPECT_EQ(plan_clairvoyant_allreduce(p).folded, 0);
+  p.count = 300;
+  p.arrivals = one_late(100, 7, 1.0);
+  EXPECT_EQ(validate_all_modes(p, build("clairvoyant", p)), "");
+}
+
 TEST(AllreduceClairvoyant, NonCommutativeOpsAreRefused) {
   Params p = allreduce_params(4, 8);
   p.commutative = false;

@@ -38,7 +38,8 @@ struct ClairvoyantAllreducePlan {
   std::int64_t segments = 0;
   double predicted_run_time = 0;          // simulated (or estimated) run time, s
 };
-inline constexpr int kSimulatedProcs = 512;  // above: the plan comes from formulas
+inline constexpr int kSimulatedProcs = 64;   // above: the plan comes from formulas (simulating
+                                             // 9 candidates costs seconds at P = 128)
 inline constexpr int kMaxFolded = 3;         // late ranks folded one by one, at most
 ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &);
 std::vector<Program> build_clairvoyant_allreduce(const Params &, const ClairvoyantAllreducePlan &);

@@ -127,11 +127,22 @@ double simulated_run_time(const Params &params, const std::vector<Program> &prog
   return result.run_time;
 }
 
-// Formula estimates for the plan above kSimulatedProcs ranks: the classic
-// shape's balanced time (rabenseifner: 2⌈log2 P⌉α + 2m·β' ·(P−1)/P, β' = β+γ)
-// and a fold's time after the late arrival (see the header).
-double rabenseifner_estimate(const CostModel &cost, int procs, double bytes) {
-  return 2.0 * ceil_log2(procs) * cost.alpha + 2.0 * bytes * (cost.beta + cost.gamma) * (procs - 1) / procs;
+// Formula estimates for the plan above kSimulatedProcs ranks (β' = β+γ):
+// ring 2(P−1)α + 2((P−1)/P)mβ'; rabenseifner 2⌈log2 P⌉α + 2((P'−1)/P')mβ'
+// over the largest power of two P' ≤ P, plus 2(α + mβ') for the
+// non-power-of-two fix-up (whole vectors to and from a partner).
+struct ClassicEstimate {
+  std::string_view shape;
+  double seconds;
+};
+ClassicEstimate best_classic_estimate(const CostModel &cost, int procs, double bytes) {
+  const double per_byte = cost.beta + cost.gamma;
+  const double ring = 2.0 * (procs - 1) * cost.alpha + 2.0 * bytes * per_byte * (procs - 1) / procs;
+  int lower = 1;
+  while (lower * 2 <= procs) lower *= 2;
+  double rabenseifner = 2.0 * ceil_log2(lower) * cost.alpha + 2.0 * bytes * per_byte * (lower - 1) / lower;
+  if (lower != procs) rabenseifner += 2.0 * (cost.alpha + bytes * per_byte);
+  return rabenseifner < ring ? ClassicEstimate{"rabenseifner", rabenseifner} : ClassicEstimate{"ring", ring};
 }
 
 }  // namespace
@@ -176,14 +187,18 @@ ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &params) {
   if (procs < 2 || params.count == 0) return best;
   const bool has_pats = params.arrivals.size() == static_cast<std::size_t>(procs);
   if (procs > kSimulatedProcs) {
-    // Formula: fold the latest rank when the gap to the one before it
-    // exceeds what folding saves nothing on (the group's allreduce time).
+    // Formula: the best classic shape; fold the latest rank when the gap
+    // to the one before it exceeds the group's own allreduce time (the
+    // group then waits for nobody and the fold replaces a whole allreduce
+    // after the late arrival by about one transfer).
     const double bytes = static_cast<double>(params.count) * static_cast<double>(params.element_bytes);
-    best = {0, "rabenseifner", 0, rabenseifner_estimate(params.cost, procs, bytes)};
+    const ClassicEstimate all = best_classic_estimate(params.cost, procs, bytes);
+    best = {0, all.shape, 0, all.seconds};
     if (has_pats) {
       const std::vector<int> order = arrival_order(params);
       const double gap = params.arrivals[order[procs - 1]] - params.arrivals[order[procs - 2]];
-      if (gap > rabenseifner_estimate(params.cost, procs - 1, bytes)) best = {1, "rabenseifner", 0, best.predicted_run_time};
+      const ClassicEstimate group = best_classic_estimate(params.cost, procs - 1, bytes);
+      if (gap > group.seconds) best = {1, group.shape, 0, best.predicted_run_time};
     }
     return best;
   }

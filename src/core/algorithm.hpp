@@ -48,8 +48,9 @@ struct Algorithm {
   std::string_view name;
   std::uint32_t restrictions;
   std::string_view description;
-  BuildRank build_rank;  // may be null when build_all is set
-  BuildAll build_all;    // may be null when build_rank is set
+  BuildRank build_rank;  // one rank's Program (the MPI path)
+  BuildAll build_all;    // every rank's, the per-parameter plan computed once
+                         // (null: build_rank for each rank; builders/plan.hpp)
 };
 
 // Every core algorithm, in a fixed order (listing order of --list).

@@ -23,29 +23,29 @@ const Algorithm kAlgorithms[] = {
     {C::reduce, "rabenseifner", none, "recursive-halving reduce-scatter, binomial gather ([M] butterfly)", reduce_rabenseifner, nullptr},
     {C::reduce, "radix_k", takes_radix, "radix-k reduce-scatter, binomial gather in each group; Params::radix ([M] 5.5.4)", reduce_radix_k, nullptr},
     // --- MPI_Reduce: schedule-based (Clairvoyant, greedy) ----------------
-    {C::reduce, "clairvoyant", scheduled, "PAT-driven Clairvoyant schedule of N segments ([M], [PO] segment tree)", nullptr, reduce_clairvoyant},
-    {C::reduce, "uni_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", nullptr, reduce_uni_greedy},
-    {C::reduce, "bi_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, bidirectional ports ([LL] Alg. 2)", nullptr, reduce_bi_greedy},
+    {C::reduce, "clairvoyant", scheduled, "PAT-driven Clairvoyant schedule of N segments ([M], [PO] segment tree)", reduce_clairvoyant_rank, reduce_clairvoyant},
+    {C::reduce, "uni_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", reduce_uni_greedy_rank, reduce_uni_greedy},
+    {C::reduce, "bi_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, bidirectional ports ([LL] Alg. 2)", reduce_bi_greedy_rank, reduce_bi_greedy},
     // --- MPI_Allreduce: classic ------------------------------------------
     {C::allreduce, "ring", commutative, "ring reduce-scatter, ring allgather", allreduce_ring, nullptr},
     {C::allreduce, "rabenseifner", none, "recursive halving, then recursive doubling", allreduce_rabenseifner, nullptr},
     {C::allreduce, "recursive_doubling", none, "whole-vector exchanges at doubling distances", allreduce_recursive_doubling, nullptr},
     {C::allreduce, "linear_tree", none, "segmented chain reduce, then chain broadcast back ([PA] 4.1)", allreduce_linear_tree, nullptr},
     // --- MPI_Allreduce: PAP-aware ----------------------------------------
-    {C::allreduce, "slt", commutative | pap_aware, "linear tree with the chain sorted by PAT, latest last ([PA] 4.1)", allreduce_slt, nullptr},
+    {C::allreduce, "slt", commutative | pap_aware, "linear tree with the chain sorted by PAT, latest last ([PA] 4.1)", allreduce_slt, allreduce_slt_all},
     {C::allreduce, "prr", commutative | pap_aware, "prereduced ring: presteps before a late rank, which then does P-1 exchanges ([PA] 4.2)", allreduce_prr, nullptr},
     {C::allreduce, "clairvoyant", scheduled, "PAT-driven: early ranks allreduce, late ranks folded in by pipelined chains; classic when balanced", nullptr, allreduce_clairvoyant},
     // --- MPI_Scatter -----------------------------------------------------
-    {C::scatter, "lin", none, "root sends every block in rank order", scatter_lin, nullptr},
-    {C::scatter, "bnom", none, "binomial tree, halves forwarded largest first", scatter_bnom, nullptr},
-    {C::scatter, "slin", pap_aware, "linear, blocks sent in PAT order, earliest first ([PS] Fig. 5)", scatter_slin, nullptr},
-    {C::scatter, "sbn", pap_aware, "binomial over PAT-sorted, bit-reversed positions ([PS] Fig. 7)", scatter_sbn, nullptr},
+    {C::scatter, "lin", none, "root sends every block in rank order", scatter_lin, scatter_lin_all},
+    {C::scatter, "bnom", none, "binomial tree, halves forwarded largest first", scatter_bnom, scatter_bnom_all},
+    {C::scatter, "slin", pap_aware, "linear, blocks sent in PAT order, earliest first ([PS] Fig. 5)", scatter_slin, scatter_slin_all},
+    {C::scatter, "sbn", pap_aware, "binomial over PAT-sorted, bit-reversed positions ([PS] Fig. 7)", scatter_sbn, scatter_sbn_all},
     // --- MPI_Gather ------------------------------------------------------
-    {C::gather, "lin", none, "root receives every block in rank order", gather_lin, nullptr},
-    {C::gather, "ls", none, "linear synchronized: empty sync, then two segments per leaf", gather_ls, nullptr},
-    {C::gather, "bnom", none, "binomial tree, subtrees collected smallest first", gather_bnom, nullptr},
-    {C::gather, "sls", pap_aware, "linear synchronized in PAT order, earliest first ([PS] Fig. 9)", gather_sls, nullptr},
-    {C::gather, "sbn", pap_aware, "binomial, earliest ranks send first, root unshuffles ([PS] Fig. 11)", gather_sbn, nullptr},
+    {C::gather, "lin", none, "root receives every block in rank order", gather_lin, gather_lin_all},
+    {C::gather, "ls", none, "linear synchronized: empty sync, then two segments per leaf", gather_ls, gather_ls_all},
+    {C::gather, "bnom", none, "binomial tree, subtrees collected smallest first", gather_bnom, gather_bnom_all},
+    {C::gather, "sls", pap_aware, "linear synchronized in PAT order, earliest first ([PS] Fig. 9)", gather_sls, gather_sls_all},
+    {C::gather, "sbn", pap_aware, "binomial, earliest ranks send first, root unshuffles ([PS] Fig. 11)", gather_sbn, gather_sbn_all},
 };
 
 }  // namespace

@@ -1,15 +1,22 @@
-// arrival_order — the PAT sort every PAP-aware builder starts from, and the
-// remapping of a Program built over positions of that order.
+// arrival_order — the PAT sort every PAP-aware builder starts from;
+// rank_order, the order of the linear builders that do not sort; and the
+// remapping of a Program built over positions of an order.
 #include <algorithm>
 #include <numeric>
 
 #include "pap.hpp"
+#include "plan.hpp"
 
 namespace patcoll::core {
 
-std::vector<int> arrival_order(const Params &params) {
+std::vector<int> rank_order(const Params &params) {
   std::vector<int> order(static_cast<std::size_t>(params.procs));
   std::iota(order.begin(), order.end(), 0);
+  return order;
+}
+
+std::vector<int> arrival_order(const Params &params) {
+  std::vector<int> order = rank_order(params);
   if (params.arrivals.size() != order.size()) return order;
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return params.arrivals[a] < params.arrivals[b]; });
   return order;

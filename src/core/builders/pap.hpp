@@ -22,6 +22,7 @@ void append_over_positions(Program &program, const Program &positional, const st
 
 // MPI_Allreduce, PAP-aware ([PA] §4)
 Program allreduce_slt(const Params &, int rank);
+std::vector<Program> allreduce_slt_all(const Params &);  // one plan for every rank
 Program allreduce_prr(const Params &, int rank);
 // prr's regime: true when the latest process is late enough for the
 // prereduced form (presteps among the others, then P−1 exchanges with it).
@@ -48,17 +49,27 @@ std::vector<Program> allreduce_clairvoyant(const Params &);  // = build(plan(par
 // N = sqrt((n − 1)·m(β+γ)/α), clamped to [1, count].
 std::int64_t clairvoyant_fold_segments(const Params &, int group_size);
 
-// MPI_Scatter ([PS] §2.1, §4.1)
+// MPI_Scatter ([PS] §2.1, §4.1). Each has a per-rank builder and an _all
+// builder that computes the plan (order, slot tree) once (plan.hpp).
 Program scatter_lin(const Params &, int rank);
+std::vector<Program> scatter_lin_all(const Params &);  // one plan for every rank
 Program scatter_bnom(const Params &, int rank);
+std::vector<Program> scatter_bnom_all(const Params &);  // one plan for every rank
 Program scatter_slin(const Params &, int rank);
+std::vector<Program> scatter_slin_all(const Params &);  // one plan for every rank
 Program scatter_sbn(const Params &, int rank);
+std::vector<Program> scatter_sbn_all(const Params &);  // one plan for every rank
 
 // MPI_Gather ([PS] §2.1, §4.2)
 Program gather_lin(const Params &, int rank);
+std::vector<Program> gather_lin_all(const Params &);  // one plan for every rank
 Program gather_ls(const Params &, int rank);
+std::vector<Program> gather_ls_all(const Params &);  // one plan for every rank
 Program gather_bnom(const Params &, int rank);
+std::vector<Program> gather_bnom_all(const Params &);  // one plan for every rank
 Program gather_sls(const Params &, int rank);
+std::vector<Program> gather_sls_all(const Params &);  // one plan for every rank
 Program gather_sbn(const Params &, int rank);
+std::vector<Program> gather_sbn_all(const Params &);  // one plan for every rank
 
 }  // namespace patcoll::core

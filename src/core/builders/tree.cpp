@@ -148,16 +148,23 @@ Program tree_reduce(const Params &params, int rank, const TreeNode &node, std::i
   return program;
 }
 
-ChainLink chain_link(const std::vector<int> &order, int rank) {
+ChainOrder chain_order(std::vector<int> order) {
+  ChainOrder chain{std::move(order), {}};
+  chain.position.assign(chain.order.size(), -1);
+  for (std::size_t i = 0; i < chain.order.size(); ++i) chain.position[chain.order[i]] = static_cast<int>(i);
+  return chain;
+}
+
+ChainLink chain_link(const ChainOrder &chain, int rank) {
   ChainLink link;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (order[i] != rank) continue;
-    link.position = static_cast<int>(i);
-    if (i > 0) link.previous = order[i - 1];
-    if (i + 1 < order.size()) link.next = order[i + 1];
-  }
+  const int i = chain.position[rank];
+  link.position = i;
+  if (i > 0) link.previous = chain.order[i - 1];
+  if (i + 1 < static_cast<int>(chain.order.size())) link.next = chain.order[i + 1];
   return link;
 }
+
+ChainLink chain_link(const std::vector<int> &order, int rank) { return chain_link(chain_order(order), rank); }
 
 Program chain_allreduce(const Params &params, int rank, const ChainLink &link, std::int64_t segments) {
   const std::int64_t n = params.count;

@@ -82,6 +82,14 @@ struct ChainLink {
   int previous = -1;  // rank at position−1, -1 for the first
   int next = -1;      // rank at position+1, -1 for the last
 };
+// The chain as a plan (plan.hpp): the order and every rank's position in
+// it, so that one rank's link is O(1).
+struct ChainOrder {
+  std::vector<int> order;     // rank at each position
+  std::vector<int> position;  // position of each rank
+};
+ChainOrder chain_order(std::vector<int> order);           // O(P)
+ChainLink chain_link(const ChainOrder &, int rank);       // O(1)
 ChainLink chain_link(const std::vector<int> &order, int rank);  // O(P)
 Program chain_allreduce(const Params &, int rank, const ChainLink &, std::int64_t segments);
 

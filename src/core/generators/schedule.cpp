@@ -32,53 +32,67 @@ double schedule_segment_bytes(const Params &params, std::int64_t segments) {
   return static_cast<double>(largest) * static_cast<double>(params.element_bytes);
 }
 
-std::vector<Program> schedule_to_programs(const Schedule &schedule, const Params &params) {
+namespace {
+
+// Explicit sizes only when they describe the schedule's segments.
+std::vector<Span> schedule_spans(const Schedule &schedule, const Params &params) {
+  const bool explicit_sizes = params.segment_sizes.size() == static_cast<std::size_t>(schedule.segments);
+  return segment_spans(explicit_sizes ? params : Params{}, params.count, schedule.segments);
+}
+
+Program rank_program(const Schedule &schedule, const Params &params, const std::vector<Span> &spans, int rank) {
   const int procs = params.procs;
   const std::int64_t count = params.count;
-  std::vector<Program> programs;
-  programs.reserve(static_cast<std::size_t>(procs));
-  // Explicit sizes only when they describe the schedule's segments.
-  const bool explicit_sizes = params.segment_sizes.size() == static_cast<std::size_t>(schedule.segments);
-  const std::vector<Span> spans = segment_spans(explicit_sizes ? params : Params{}, count, schedule.segments);
-  for (int rank = 0; rank < procs; ++rank) {
-    const bool is_root = rank == params.root;
-    const Buffer accumulator = is_root ? Buffer::recv : Buffer::scratch;
-    Program program{rank, procs, is_root ? 0 : count, {}};
-    auto segment_region = [&](int segment) {
-      const Span span = spans[static_cast<std::size_t>(segment)];
-      return Region{accumulator, span.offset, span.count};
-    };
-    Op copy = copy_op(send_buf(0, count), Region{accumulator, 0, count});
-    std::vector<bool> holds(static_cast<std::size_t>(schedule.segments), true);
-    const RankSchedule empty;
-    const RankSchedule &mine = rank < static_cast<int>(schedule.ranks.size()) ? schedule.ranks[rank] : empty;
-    std::size_t in = 0, out = 0;
-    bool copied = false;
-    while (in < mine.recv.size() || out < mine.send.size()) {
-      int round = std::numeric_limits<int>::max();
-      if (in < mine.recv.size()) round = std::min(round, mine.recv[in].round);
-      if (out < mine.send.size()) round = std::min(round, mine.send[out].round);
-      std::vector<Op> ops;
-      if (!copied) ops.push_back(copy), copied = true;
-      // The send reads the accumulator before the recv lands (step phases),
-      // and never the segment received in the same round.
-      int sent_segment = -1;
-      if (out < mine.send.size() && mine.send[out].round == round) {
-        const Transfer &t = mine.send[out++];
-        ops.push_back(send_op(t.peer, segment_region(t.segment)));
-        sent_segment = t.segment;
-      }
-      if (in < mine.recv.size() && mine.recv[in].round == round) {
-        const Transfer &t = mine.recv[in++];
-        ops.push_back(recv_op(t.peer, segment_region(t.segment), holds[t.segment] ? Combine::left : Combine::store));
-        holds[t.segment] = true;
-      }
-      if (sent_segment >= 0) holds[sent_segment] = false;
-      add_step(program, std::move(ops), round);
+  const bool is_root = rank == params.root;
+  const Buffer accumulator = is_root ? Buffer::recv : Buffer::scratch;
+  Program program{rank, procs, is_root ? 0 : count, {}};
+  auto segment_region = [&](int segment) {
+    const Span span = spans[static_cast<std::size_t>(segment)];
+    return Region{accumulator, span.offset, span.count};
+  };
+  Op copy = copy_op(send_buf(0, count), Region{accumulator, 0, count});
+  std::vector<bool> holds(static_cast<std::size_t>(schedule.segments), true);
+  const RankSchedule empty;
+  const RankSchedule &mine = rank < static_cast<int>(schedule.ranks.size()) ? schedule.ranks[rank] : empty;
+  std::size_t in = 0, out = 0;
+  bool copied = false;
+  while (in < mine.recv.size() || out < mine.send.size()) {
+    int round = std::numeric_limits<int>::max();
+    if (in < mine.recv.size()) round = std::min(round, mine.recv[in].round);
+    if (out < mine.send.size()) round = std::min(round, mine.send[out].round);
+    std::vector<Op> ops;
+    if (!copied) ops.push_back(copy), copied = true;
+    // The send reads the accumulator before the recv lands (step phases),
+    // and never the segment received in the same round.
+    int sent_segment = -1;
+    if (out < mine.send.size() && mine.send[out].round == round) {
+      const Transfer &t = mine.send[out++];
+      ops.push_back(send_op(t.peer, segment_region(t.segment)));
+      sent_segment = t.segment;
     }
-    if (!copied) add_step(program, {copy}, 0);
-    programs.push_back(std::move(program));
+    if (in < mine.recv.size() && mine.recv[in].round == round) {
+      const Transfer &t = mine.recv[in++];
+      ops.push_back(recv_op(t.peer, segment_region(t.segment), holds[t.segment] ? Combine::left : Combine::store));
+      holds[t.segment] = true;
+    }
+    if (sent_segment >= 0) holds[sent_segment] = false;
+    add_step(program, std::move(ops), round);
   }
+  if (!copied) add_step(program, {copy}, 0);
+  return program;
+}
+
+}  // namespace
+
+Program schedule_to_program(const Schedule &schedule, const Params &params, int rank) {
+  return rank_program(schedule, params, schedule_spans(schedule, params), rank);
+}
+
+std::vector<Program> schedule_to_programs(const Schedule &schedule, const Params &params) {
+  const std::vector<Span> spans = schedule_spans(schedule, params);
+  std::vector<Program> programs;
+  programs.reserve(static_cast<std::size_t>(params.procs));
+  for (int rank = 0; rank < params.procs; ++rank) programs.push_back(rank_program(schedule, params, spans, rank));
   return programs;
 }
 

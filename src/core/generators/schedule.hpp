@@ -64,6 +64,8 @@ double schedule_segment_bytes(const Params &, std::int64_t segments);
 // one recv; a recv combines (Combine::left) into a segment the rank holds
 // and stores into one it has sent away.
 std::vector<Program> schedule_to_programs(const Schedule &, const Params &);
+// The same for one rank: O(its transfers), for the MPI path.
+Program schedule_to_program(const Schedule &, const Params &, int rank);
 
 // Human-readable table and the JSON object of patcoll-sched.
 std::string to_table(const Schedule &);

@@ -57,13 +57,23 @@ ClairvoyantInput clairvoyant_input(const Params &params) {
 std::vector<Program> reduce_clairvoyant(const Params &params) {
   return schedule_to_programs(clairvoyant_segtree(clairvoyant_input(params)), params);
 }
-
 std::vector<Program> reduce_uni_greedy(const Params &params) {
   return schedule_to_programs(uni_greedy(greedy_input(params)), params);
 }
-
 std::vector<Program> reduce_bi_greedy(const Params &params) {
   return schedule_to_programs(bi_greedy(greedy_input(params)), params);
+}
+
+// One rank: the generator still schedules every rank (that is what it
+// decides), but only this rank's transfers become a Program.
+Program reduce_clairvoyant_rank(const Params &params, int rank) {
+  return schedule_to_program(clairvoyant_segtree(clairvoyant_input(params)), params, rank);
+}
+Program reduce_uni_greedy_rank(const Params &params, int rank) {
+  return schedule_to_program(uni_greedy(greedy_input(params)), params, rank);
+}
+Program reduce_bi_greedy_rank(const Params &params, int rank) {
+  return schedule_to_program(bi_greedy(greedy_input(params)), params, rank);
 }
 
 }  // namespace patcoll::core

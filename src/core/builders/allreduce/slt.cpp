@@ -12,13 +12,21 @@
 // pap_aware — no PATs or equal PATs give rank order, i.e. linear_tree
 // exactly. Ties in arrival time are broken by rank.
 #include "../pap.hpp"
+#include "../plan.hpp"
 #include "../tree.hpp"
 
 namespace patcoll::core {
+namespace {
 
-Program allreduce_slt(const Params &params, int rank) {
-  return chain_allreduce(params, rank, chain_link(arrival_order(params), rank),
-                         segments_for_bytes(params, kDefaultSegmentBytes));
+Program build(const Params &params, int rank, const ChainOrder &chain) {
+  return chain_allreduce(params, rank, chain_link(chain, rank), segments_for_bytes(params, kDefaultSegmentBytes));
+}
+
+}  // namespace
+
+Program allreduce_slt(const Params &params, int rank) { return build(params, rank, chain_order(arrival_order(params))); }
+std::vector<Program> allreduce_slt_all(const Params &params) {
+  return build_every_rank(params, chain_order(arrival_order(params)), build);
 }
 
 }  // namespace patcoll::core

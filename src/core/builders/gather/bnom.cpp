@@ -8,12 +8,17 @@
 // intermediate ranks need scratch for their subtree. Source: [PS] §2.1;
 // MPICH gather_intra_binomial.c.
 #include "../pap.hpp"
+#include "../plan.hpp"
 #include "../scatter_gather.hpp"
 
 namespace patcoll::core {
+namespace {
 
-Program gather_bnom(const Params &params, int rank) {
-  return gather_over_tree(params, rank, classic_slot_tree(params.procs, params.root));
-}
+SlotTree tree(const Params &params) { return classic_slot_tree(params.procs, params.root); }
+
+}  // namespace
+
+Program gather_bnom(const Params &params, int rank) { return gather_over_tree(params, rank, tree(params)); }
+std::vector<Program> gather_bnom_all(const Params &params) { return build_every_rank(params, tree(params), gather_over_tree); }
 
 }  // namespace patcoll::core

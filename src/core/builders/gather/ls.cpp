@@ -6,17 +6,13 @@
 // leaves talk to it at once (no incast). Cost: (P−1)(3α + mβ) ([PS] eq. 5).
 // Restrictions: none. Source: [PS] §2.1 and Fig. 9 without the sort; Open
 // MPI linear_sync gather (ompi/mca/coll/base/coll_base_gather.c).
-#include <numeric>
-
 #include "../pap.hpp"
+#include "../plan.hpp"
 #include "../scatter_gather.hpp"
 
 namespace patcoll::core {
 
-Program gather_ls(const Params &params, int rank) {
-  std::vector<int> order(static_cast<std::size_t>(params.procs));
-  std::iota(order.begin(), order.end(), 0);
-  return gather_synchronized_in_order(params, rank, order);
-}
+Program gather_ls(const Params &params, int rank) { return gather_synchronized_in_order(params, rank, rank_order(params)); }
+std::vector<Program> gather_ls_all(const Params &params) { return build_every_rank(params, rank_order(params), gather_synchronized_in_order); }
 
 }  // namespace patcoll::core

@@ -13,18 +13,26 @@
 #include <algorithm>
 
 #include "../pap.hpp"
+#include "../plan.hpp"
 #include "../scatter_gather.hpp"
 
 namespace patcoll::core {
+namespace {
 
-Program gather_sbn(const Params &params, int rank) {
+// The root first, then every other rank latest-arriving first.
+SlotTree tree(const Params &params) {
   std::vector<int> order{params.root};
   for (int r = 0; r < params.procs; ++r)
     if (r != params.root) order.push_back(r);
   if (params.arrivals.size() == static_cast<std::size_t>(params.procs))
     std::stable_sort(order.begin() + 1, order.end(),
                      [&](int a, int b) { return params.arrivals[a] > params.arrivals[b]; });
-  return gather_over_tree(params, rank, sorted_slot_tree(order));
+  return sorted_slot_tree(order);
 }
+
+}  // namespace
+
+Program gather_sbn(const Params &params, int rank) { return gather_over_tree(params, rank, tree(params)); }
+std::vector<Program> gather_sbn_all(const Params &params) { return build_every_rank(params, tree(params), gather_over_tree); }
 
 }  // namespace patcoll::core

@@ -6,12 +6,12 @@
 // δ: max(δ + 3α + mβ, r_ls) ([PS] eq. 18). Restrictions: none (pap_aware;
 // no PATs = rank order). Ties are broken by rank.
 #include "../pap.hpp"
+#include "../plan.hpp"
 #include "../scatter_gather.hpp"
 
 namespace patcoll::core {
 
-Program gather_sls(const Params &params, int rank) {
-  return gather_synchronized_in_order(params, rank, arrival_order(params));
-}
+Program gather_sls(const Params &params, int rank) { return gather_synchronized_in_order(params, rank, arrival_order(params)); }
+std::vector<Program> gather_sls_all(const Params &params) { return build_every_rank(params, arrival_order(params), gather_synchronized_in_order); }
 
 }  // namespace patcoll::core

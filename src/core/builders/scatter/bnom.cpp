@@ -7,12 +7,17 @@
 // Restrictions: none; intermediate ranks need scratch for their subtree.
 // Source: [PS] §2.1; MPICH scatter_intra_binomial.c.
 #include "../pap.hpp"
+#include "../plan.hpp"
 #include "../scatter_gather.hpp"
 
 namespace patcoll::core {
+namespace {
 
-Program scatter_bnom(const Params &params, int rank) {
-  return scatter_over_tree(params, rank, classic_slot_tree(params.procs, params.root));
-}
+SlotTree tree(const Params &params) { return classic_slot_tree(params.procs, params.root); }
+
+}  // namespace
+
+Program scatter_bnom(const Params &params, int rank) { return scatter_over_tree(params, rank, tree(params)); }
+std::vector<Program> scatter_bnom_all(const Params &params) { return build_every_rank(params, tree(params), scatter_over_tree); }
 
 }  // namespace patcoll::core

@@ -4,17 +4,13 @@
 // local copy. Cost: (P−1)(α + mβ), m = bytes per block ([PS] eq. 3).
 // Restrictions: none. Source: [PS] §2.1; Open MPI basic_linear scatter
 // (ompi/mca/coll/base/coll_base_scatter.c).
-#include <numeric>
-
 #include "../pap.hpp"
+#include "../plan.hpp"
 #include "../scatter_gather.hpp"
 
 namespace patcoll::core {
 
-Program scatter_lin(const Params &params, int rank) {
-  std::vector<int> order(static_cast<std::size_t>(params.procs));
-  std::iota(order.begin(), order.end(), 0);
-  return scatter_linear_in_order(params, rank, order);
-}
+Program scatter_lin(const Params &params, int rank) { return scatter_linear_in_order(params, rank, rank_order(params)); }
+std::vector<Program> scatter_lin_all(const Params &params) { return build_every_rank(params, rank_order(params), scatter_linear_in_order); }
 
 }  // namespace patcoll::core

@@ -10,15 +10,23 @@
 // by δ: max(δ + α + mβ, r_bnom) ([PS] eq. 14). Restrictions: none
 // (pap_aware; no PATs = rank order). Ties are broken by rank.
 #include "../pap.hpp"
+#include "../plan.hpp"
 #include "../scatter_gather.hpp"
 
 namespace patcoll::core {
+namespace {
 
-Program scatter_sbn(const Params &params, int rank) {
+// The root first, then every other rank in arrival order.
+SlotTree tree(const Params &params) {
   std::vector<int> order{params.root};
   for (int r : arrival_order(params))
     if (r != params.root) order.push_back(r);
-  return scatter_over_tree(params, rank, sorted_slot_tree(order));
+  return sorted_slot_tree(order);
 }
+
+}  // namespace
+
+Program scatter_sbn(const Params &params, int rank) { return scatter_over_tree(params, rank, tree(params)); }
+std::vector<Program> scatter_sbn_all(const Params &params) { return build_every_rank(params, tree(params), scatter_over_tree); }
 
 }  // namespace patcoll::core

@@ -8,12 +8,12 @@
 // Fig. 5 line 4 tests `i ≠ root`; the intent, implemented here, is
 // `pt_i ≠ root`. Ties in arrival time are broken by rank.
 #include "../pap.hpp"
+#include "../plan.hpp"
 #include "../scatter_gather.hpp"
 
 namespace patcoll::core {
 
-Program scatter_slin(const Params &params, int rank) {
-  return scatter_linear_in_order(params, rank, arrival_order(params));
-}
+Program scatter_slin(const Params &params, int rank) { return scatter_linear_in_order(params, rank, arrival_order(params)); }
+std::vector<Program> scatter_slin_all(const Params &params) { return build_every_rank(params, arrival_order(params), scatter_linear_in_order); }
 
 }  // namespace patcoll::core

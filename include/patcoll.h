@@ -32,6 +32,12 @@
 extern "C" {
 #endif
 
+/* libpatcoll.so is built with hidden visibility; what is declared here is
+ * its interface. */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility push(default)
+#endif
+
 #define PATCOLL_VERSION_MAJOR 0
 #define PATCOLL_VERSION_MINOR 1
 
@@ -143,6 +149,10 @@ int PAT_Handle_free(PAT_Handle *handle);
 /* A description of the last error returned on the calling thread ("" if
  * none). */
 const char *PAT_Last_error(void);
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

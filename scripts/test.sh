@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Bootstraps, builds and runs every test: unit tests (no MPI), the MPI
-# drivers under Open MPI at every process count, the tool and Python tests,
-# and the MPICH build with its MPI tests at one process count.
+# drivers under Open MPI at every process count, the tool, Python and
+# install tests, the MPI-free core build with its unit tests, and the MPICH
+# build with its MPI tests at one process count.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j 2
+
+# Core without MPI (-DPATCOLL_WITH_MPI=OFF): core and its unit tests build
+# and pass where no MPI is configured (and cmake/no-mpi/mpi.h stops any core
+# file that includes mpi.h). Only the unit binary is built.
+cmake -S . -B build-core -G Ninja -DPATCOLL_WITH_MPI=OFF >/dev/null
+cmake --build build-core -j "$(nproc)" --target patcoll-unit
+ctest --test-dir build-core --output-on-failure -R '^unit$'
 
 # Second MPI: the library and the MPI drivers must build and pass on MPICH.
 cmake -S . -B build-mpich -G Ninja -DPATCOLL_MPI_TESTS_ONLY=ON \

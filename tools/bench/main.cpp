@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -250,7 +251,27 @@ void fill_typed(T *data, std::size_t n, int rank, bool product) {
                       : static_cast<T>((static_cast<std::size_t>(rank) * 7 + i * 3) % 11);
 }
 
-void fill(const Type &t, std::vector<unsigned char> &buffer, int rank, bool product) {
+// The data buffers come from malloc: compiled with smpicxx (SimGrid SMPI)
+// that is SMPI's, so scripts/smpi.sh --shared-malloc can back large buffers
+// of all simulated ranks with one physical copy (P = 1024, docs/smpi.md);
+// elsewhere it is plain malloc.
+template <class T>
+struct MallocAllocator {
+  using value_type = T;
+  MallocAllocator() = default;
+  template <class U>
+  MallocAllocator(const MallocAllocator<U> &) {}
+  T *allocate(std::size_t n) {
+    void *memory = malloc(n * sizeof(T));
+    if (!memory) throw std::bad_alloc();
+    return static_cast<T *>(memory);
+  }
+  void deallocate(T *memory, std::size_t) { free(memory); }
+  friend bool operator==(const MallocAllocator &, const MallocAllocator &) { return true; }
+};
+using Bytes = std::vector<unsigned char, MallocAllocator<unsigned char>>;
+
+void fill(const Type &t, Bytes &buffer, int rank, bool product) {
   const std::size_t n = buffer.size() / static_cast<std::size_t>(t.size);
   if (t.mpi == MPI_DOUBLE) fill_typed(reinterpret_cast<double *>(buffer.data()), n, rank, product);
   else if (t.mpi == MPI_INT) fill_typed(reinterpret_cast<int *>(buffer.data()), n, rank, product);
@@ -505,8 +526,8 @@ int main(int argc, char **argv) {
       const bool movement = c == Collective::scatter || c == Collective::gather;
       const std::size_t elements = static_cast<std::size_t>(count) * (movement ? static_cast<std::size_t>(procs) : 1);
       const std::size_t bytes_whole = elements * static_cast<std::size_t>(type.size);
-      std::vector<unsigned char> send(c == Collective::gather ? static_cast<std::size_t>(count) * type.size : bytes_whole);
-      std::vector<unsigned char> recv(std::max<std::size_t>(bytes_whole, 1)), expected(recv.size());
+      Bytes send(c == Collective::gather ? static_cast<std::size_t>(count) * type.size : bytes_whole);
+      Bytes recv(std::max<std::size_t>(bytes_whole, 1)), expected(recv.size());
       fill(type, send, rank, product);
       const bool has_result = c == Collective::allreduce || c == Collective::scatter || rank == options.root;
       const std::size_t result_elements = c == Collective::scatter || !movement ? static_cast<std::size_t>(count) : elements;

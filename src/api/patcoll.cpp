@@ -41,6 +41,8 @@ bool parse_collective_name(const char *text, Collective &out) {
 // Environment overrides of segmentation, shared by every call.
 void apply_environment(core::Params &params) {
   if (const char *s = std::getenv("PATCOLL_SEGMENTS"); s && *s) params.segment_count = std::atoll(s);
+  // PATCOLL_CLAIRVOYANT_JOIN=start|end (core::ClairvoyantJoin; unknown text: the default).
+  if (const char *s = std::getenv("PATCOLL_CLAIRVOYANT_JOIN"); s && *s) core::parse_clairvoyant_join(s, params.clairvoyant_join);
   if (const char *s = std::getenv("PATCOLL_SEGMENT_BYTES"); s && *s) {
     const long long bytes = std::atoll(s);
     if (bytes > 0) params.segment_elements = std::max<long long>(1, bytes / std::max<std::int64_t>(1, params.element_bytes));
@@ -52,7 +54,7 @@ std::string cache_key(const Entry &entry, const core::Params &p, int rank) {
   os.precision(17);
   os << static_cast<int>(p.collective) << ' ' << entry.name << ' ' << rank << ' ' << p.procs << ' ' << p.root << ' '
      << p.count << ' ' << p.element_bytes << ' ' << p.commutative << ' ' << p.segment_count << ' '
-     << p.segment_elements << ' ' << p.cost.alpha << ' ' << p.cost.beta << ' ' << p.cost.gamma << " r";
+     << p.segment_elements << ' ' << static_cast<int>(p.clairvoyant_join) << ' ' << p.cost.alpha << ' ' << p.cost.beta << ' ' << p.cost.gamma << " r";
   for (int k : p.radix) os << ' ' << k;
   os << " s";
   for (std::int64_t size : p.segment_sizes) os << ' ' << size;

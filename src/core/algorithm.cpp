@@ -4,6 +4,16 @@
 
 namespace patcoll::core {
 
+std::string_view to_string(ClairvoyantJoin join) {
+  return join == ClairvoyantJoin::by_round_start ? "by_round_start" : "before_round_end";
+}
+
+bool parse_clairvoyant_join(std::string_view text, ClairvoyantJoin &out) {
+  if (text == "end" || text == "before_round_end") return out = ClairvoyantJoin::before_round_end, true;
+  if (text == "start" || text == "by_round_start") return out = ClairvoyantJoin::by_round_start, true;
+  return false;
+}
+
 std::string restrictions_to_string(std::uint32_t restrictions) {
   std::string out;
   auto add = [&](std::uint32_t bit, const char *name) {

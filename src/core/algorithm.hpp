@@ -13,6 +13,21 @@
 
 namespace patcoll::core {
 
+// When a process joins a Clairvoyant round (generators/clairvoyant.hpp).
+//   before_round_end  availability a < t + d, t the round's start: [PO]
+//                     Listing 6 and [M] Fig. 8 (the default). A process may be
+//                     scheduled in a round it reaches only after the round
+//                     began, so the executed time can exceed the schedule's.
+//   by_round_start    a <= t on the grid of rounds t0 + k·d (t0 the earliest
+//                     arrival): a process joins only rounds that start after
+//                     it arrived, so rounds·d bounds the executed run time
+//                     from above (issue 13 item 7). Environment:
+//                     PATCOLL_CLAIRVOYANT_JOIN=end|start.
+enum class ClairvoyantJoin : std::uint8_t { before_round_end, by_round_start };
+std::string_view to_string(ClairvoyantJoin);
+// false when `text` names no rule ("end"/"before_round_end", "start"/"by_round_start").
+bool parse_clairvoyant_join(std::string_view text, ClairvoyantJoin &out);
+
 struct Params {
   Collective collective = Collective::reduce;
   int procs = 1;
@@ -26,6 +41,7 @@ struct Params {
                                             // wins over both; empty = equal segments (takes_segment_sizes)
   std::vector<int> radix;             // radix_k: factors of procs; empty = default
   std::vector<double> arrivals;       // PAT vector in seconds, empty = balanced
+  ClairvoyantJoin clairvoyant_join = ClairvoyantJoin::before_round_end;  // Clairvoyant's join rule
   CostModel cost;
 };
 

@@ -8,6 +8,7 @@
 #include "core/cost.hpp"
 #include "core/generators/clairvoyant.hpp"
 #include "core/generators/scheduled.hpp"
+#include "core/simulate.hpp"
 #include "core/validate.hpp"
 
 using namespace patcoll::core;
@@ -305,6 +306,120 @@ TEST(Clairvoyant, BadInputIsReported) {
   input = balanced(2, 4);
   input.arrivals = {0, 2e9};  // more rounds than an int holds
   EXPECT_NE(clairvoyant_input_error(input), "");
+}
+
+// ---- join rule (issue 13 item 7): "arrived by the round's start" ----------
+
+ClairvoyantInput joining_by_round_start(ClairvoyantInput input) {
+  input.join = ClairvoyantJoin::by_round_start;
+  return input;
+}
+
+TEST(ClairvoyantJoin, ByRoundStartTheThreeGeneratorsProduceIdenticalCorrectSchedules) {
+  std::mt19937_64 rng(1307);
+  for (Pattern pattern : {Pattern::uniform, Pattern::one_late, Pattern::clustered, Pattern::balanced}) {
+    for (int k = 0; k < 200; ++k) {
+      const ClairvoyantInput input = joining_by_round_start(random_instance(rng, pattern));
+      const Schedule linear = clairvoyant_linear(input);
+      const std::string what = "P=" + std::to_string(input.procs) + " N=" + std::to_string(input.segments) +
+                               " pattern=" + std::to_string(int(pattern));
+      ASSERT_TRUE(same_transfers(linear, clairvoyant_pairing(input))) << what;
+      ASSERT_TRUE(same_transfers(linear, clairvoyant_segtree(input))) << what;
+      if (k < 20) {
+        ASSERT_EQ(validate_schedule(linear, input), "") << what;
+      }
+    }
+  }
+}
+
+TEST(ClairvoyantJoin, ByRoundStartAProcessArrivingDuringRoundZeroWaitsForRoundOne) {
+  ClairvoyantInput input = joining_by_round_start(balanced(4, 4));
+  input.arrivals = {0, 0, 0, 0.001};
+  for (const auto &t : round_transfers(clairvoyant_segtree(input), 0)) {
+    EXPECT_NE(t[0], 3);
+    EXPECT_NE(t[1], 3);
+  }
+  input.arrivals = {0, 0, 0, 1};  // exactly at round 1's start: joins it
+  bool late_in_round_1 = false;
+  for (const auto &t : round_transfers(clairvoyant_segtree(input), 1)) late_in_round_1 |= t[0] == 3 || t[1] == 3;
+  EXPECT_TRUE(late_in_round_1);
+}
+
+TEST(ClairvoyantJoin, BothRulesAgreeWhenArrivalsLieOnTheRoundGrid) {
+  std::mt19937_64 rng(99);
+  for (int k = 0; k < 200; ++k) {
+    ClairvoyantInput input = random_instance(rng, Pattern::uniform);
+    for (double &a : input.arrivals) a = std::floor(a / input.round_time) * input.round_time;
+    ASSERT_TRUE(same_transfers(clairvoyant_segtree(input), clairvoyant_segtree(joining_by_round_start(input))));
+  }
+  EXPECT_TRUE(same_transfers(clairvoyant_segtree(balanced(13, 9)),
+                             clairvoyant_segtree(joining_by_round_start(balanced(13, 9)))));
+}
+
+// Reduce params whose Clairvoyant rounds take d = α + B(β + γ) exactly in
+// the simulator: N equal segments of B bytes.
+Params timed_params(int procs, int segments, std::vector<double> arrivals, ClairvoyantJoin join) {
+  Params params;
+  params.procs = procs;
+  params.count = std::int64_t{segments} * 1024;
+  params.segment_count = segments;
+  params.arrivals = std::move(arrivals);
+  params.clairvoyant_join = join;
+  return params;
+}
+
+struct Timed {
+  double predicted;  // the schedule's completion: rounds · d after the first arrival
+  double executed;   // simulated run time max(f) − min(a)
+};
+
+Timed predicted_and_executed(const Params &params) {
+  const ClairvoyantInput input = clairvoyant_input(params);
+  const Schedule schedule = clairvoyant_segtree(input);
+  const SimulateResult result = simulate(params, schedule_to_programs(schedule, params));
+  EXPECT_EQ(result.error, "");
+  return {schedule.completion_time, result.run_time};
+}
+
+TEST(ClairvoyantJoin, ByRoundStartTheScheduleTimeIsAnUpperBoundOfTheSimulatedRunTime) {
+  std::mt19937_64 rng(2026);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int k = 0; k < 150; ++k) {
+    const int procs = 2 + static_cast<int>(unit(rng) * 40), segments = 1 + static_cast<int>(unit(rng) * 12);
+    const double d = clairvoyant_input(timed_params(procs, segments, {}, ClairvoyantJoin::by_round_start)).round_time;
+    std::vector<double> arrivals(procs, 0.0);
+    if (k % 2) {
+      arrivals[static_cast<std::size_t>(unit(rng) * procs)] = unit(rng) * 8 * d;  // one late
+    } else {
+      for (double &a : arrivals) a = unit(rng) * 6 * d;  // all random
+    }
+    const Timed t = predicted_and_executed(timed_params(procs, segments, arrivals, ClairvoyantJoin::by_round_start));
+    ASSERT_LE(t.executed, t.predicted * (1 + 1e-9)) << "P=" << procs << " N=" << segments << " k=" << k;
+  }
+}
+
+TEST(ClairvoyantJoin, BeforeRoundEndTheExecutedTimeCanExceedTheSchedule) {
+  // P = 2, rank 1 arrives 0.9 d late. [PO]'s rule puts it in round 0: the
+  // schedule says d, the transfer cannot end before 1.9 d. By round start
+  // it takes round 1: the schedule says 2 d, which holds.
+  const double d = clairvoyant_input(timed_params(2, 1, {}, ClairvoyantJoin::before_round_end)).round_time;
+  const Timed end_rule = predicted_and_executed(timed_params(2, 1, {0, 0.9 * d}, ClairvoyantJoin::before_round_end));
+  EXPECT_DOUBLE_EQ(end_rule.predicted, d);
+  EXPECT_NEAR(end_rule.executed, 1.9 * d, 1e-12);
+  const Timed start_rule = predicted_and_executed(timed_params(2, 1, {0, 0.9 * d}, ClairvoyantJoin::by_round_start));
+  EXPECT_DOUBLE_EQ(start_rule.predicted, 2 * d);
+  EXPECT_NEAR(start_rule.executed, 1.9 * d, 1e-12);
+}
+
+TEST(ClairvoyantJoin, TheRuleHasTwoNamesEach) {
+  ClairvoyantJoin join = ClairvoyantJoin::before_round_end;
+  EXPECT_TRUE(parse_clairvoyant_join("start", join));
+  EXPECT_EQ(join, ClairvoyantJoin::by_round_start);
+  EXPECT_TRUE(parse_clairvoyant_join("before_round_end", join));
+  EXPECT_EQ(join, ClairvoyantJoin::before_round_end);
+  EXPECT_TRUE(parse_clairvoyant_join(to_string(ClairvoyantJoin::by_round_start), join));
+  EXPECT_EQ(join, ClairvoyantJoin::by_round_start);
+  EXPECT_FALSE(parse_clairvoyant_join("soon", join));
 }
 
 TEST(Clairvoyant, CatalogueEntryUsesRoundTimeOfTheSegmentAndOptimalSegmentCount) {

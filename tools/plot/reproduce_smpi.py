@@ -352,17 +352,15 @@ def m12(runner, out, algorithms):
     return ratio, absorption
 
 
-def registered(smpi_build):
-    bench = os.path.join(smpi_build, "bin", "patcoll-bench")
-    names = set()
-    try:
-        text = subprocess.run([bench, "--list"], capture_output=True, text=True).stdout
-    except OSError:
-        return names
+def registered(smpi):
+    """Algorithm names the SMPI build registers (patcoll-bench --list under smpirun)."""
+    text = subprocess.run([smpi, "--platform", "tryton16", "-np", "1", "--", "--list"],
+                          capture_output=True, text=True).stdout
+    names = {}
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) >= 2:
-            names.add(parts[1])
+        if len(parts) >= 2 and parts[0] in ("reduce", "allreduce", "scatter", "gather"):
+            names.setdefault(parts[0], set()).add(parts[1])
     return names
 
 
@@ -381,10 +379,10 @@ def main():
     # Build first (a no-op when up to date), so the algorithm list is current.
     runner.run("build_probe", "tryton16", 2, ["--coll", "reduce", "--alg", "binomial", "--count", "1",
                                                 "--iters", "1", "--warmup", "0"])
-    algorithms = registered(os.path.join(ROOT, "build-smpi"))
+    algorithms = registered(args.smpi)
     only = set(args.only.split(","))
     if "pa3" in only:
-        pa3(runner, args.out, algorithms)
+        pa3(runner, args.out, algorithms.get("allreduce", set()))
     if "pa4" in only:
         pa4(runner, args.out, args.iters)
     if "ps" in only:
@@ -392,7 +390,7 @@ def main():
     if "m4" in only:
         m4(runner)
     if "m12" in only:
-        m12(runner, args.out, algorithms)
+        m12(runner, args.out, algorithms.get("reduce", set()))
     if runner.wall:
         print("Wall time of the SMPI runs (this machine, loaded): %s\n" % ", ".join(
             "%s %.0f s" % (k, v) for k, v in runner.wall.items() if k != "build_probe"))

@@ -63,6 +63,9 @@ Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one
                         papers' model) instead of each message as it arrives,
                         overlapping the step's other transfers (the default,
                         what the MPI executor does; --overlap says it explicitly)
+  --clairvoyant-join R  end (default): a process joins a Clairvoyant round if it
+                        arrives before the round ends ([PO]); start: only if it
+                        arrived by the round's start (schedule time = upper bound)
   --output FILE         CSV to FILE instead of stdout
   --timeline FILE.png   Gantt chart of the (single) simulated case
   --timeline-csv FILE   the timeline as CSV (rank,step,activity,peer,start,end,bytes)
@@ -256,6 +259,7 @@ int main(int argc, char **argv) {
   bool commutative = true, header = true, list = false;
   std::uint64_t seed = 1;
   SimulateOptions options;
+  ClairvoyantJoin clairvoyant_join = ClairvoyantJoin::before_round_end;
   const CostModel defaults;
   alpha_text = std::to_string(defaults.alpha);
   {
@@ -318,6 +322,9 @@ int main(int argc, char **argv) {
       options.combine_on_arrival = true;
     } else if (arg == "--no-overlap") {
       options.combine_on_arrival = false;
+    } else if (arg == "--clairvoyant-join") {
+      if (!parse_clairvoyant_join(value(), clairvoyant_join))
+        fail("unknown join rule '" + std::string(argv[i]) + "' (end, start)");
     } else if (arg == "--output" || arg == "-o") {
       output_path = value();
     } else if (arg == "--timeline") {
@@ -408,6 +415,7 @@ int main(int argc, char **argv) {
                   else
                     params.segment_count = segmentation;
                   params.cost = CostModel{alpha, beta, gamma};
+                  params.clairvoyant_join = clairvoyant_join;
                   if (root < 0 || root >= procs) fail("root " + std::to_string(root) + " outside 0.." + std::to_string(procs - 1));
                   const double message_bytes = static_cast<double>(params.count * element_bytes);
                   // "d" delays: the round time of one unsegmented message when no

@@ -15,7 +15,10 @@
 //     spread is huge), so "a < t + d" is exact; ties order by rank.
 //   * A round that starts at t (the earliest availability among unfinished
 //     processes) takes the processes with availability < t + d (strict, [PO]
-//     Listing 6 line 3; [M] Fig. 8 needs it). They are ordered by
+//     Listing 6 line 3; [M] Fig. 8 needs it). With ClairvoyantJoin::
+//     by_round_start every arrival is first rounded up to the grid
+//     t0 + k·d (t0 the earliest arrival): then "< t + d" means "arrived by
+//     the round's start", in all three generators alike. They are ordered by
 //     (availability, rank); when the root is among them it goes first.
 //   * The sink is the root when it is in the round, else the first process.
 //     Processes are visited in that order; each one receives at most one
@@ -42,6 +45,7 @@ struct ClairvoyantInput {
   std::vector<double> arrivals;  // seconds, empty = balanced
   double round_time = 1;         // d, seconds, > 0
   int root = 0;
+  ClairvoyantJoin join = ClairvoyantJoin::before_round_end;
 };
 
 // Rounds are ints: the arrival spread may not exceed 2^30 round times.

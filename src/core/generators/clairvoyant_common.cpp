@@ -40,6 +40,10 @@ ClairvoyantTicks clairvoyant_ticks(const ClairvoyantInput &input) {
   for (int p = 0; p < input.procs; ++p)
     ticks.arrival[p] = std::llround((input.arrivals[p] - first) / input.round_time *
                                     static_cast<double>(ticks.per_round));
+  // "Arrived by the round's start": availability on the round grid, rounded
+  // up, so the strict rule below admits exactly the processes already there.
+  if (input.join == ClairvoyantJoin::by_round_start)
+    for (std::int64_t &a : ticks.arrival) a = (a + ticks.per_round - 1) / ticks.per_round * ticks.per_round;
   return ticks;
 }
 

@@ -51,6 +51,7 @@ ClairvoyantInput clairvoyant_input(const Params &params) {
     input.round_time = std::max(input.round_time, (*hi - *lo) / (kMaxArrivalSpreadRounds / 2));
   }
   input.root = params.root;
+  input.join = params.clairvoyant_join;
   return input;
 }
 

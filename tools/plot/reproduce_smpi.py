@@ -11,6 +11,11 @@ are kept in --work; --reuse skips runs whose file exists (re-run without it
 after the library changes). SMPI is deterministic, so one random PAP per
 iteration with a fixed seed gives the same numbers on every machine.
 
+Each platform's cost model is measured first (patcoll-calibrate under SMPI,
+results/smpi/model-PLATFORM.txt) and given to every run as PATCOLL_MODEL:
+PAT-aware algorithms (prr, clairvoyant) decide with the simulated cluster's
+α, β, γ.
+
 Experiments (`--only`):
   pa3   [PA] Table 3: allreduce, P = 48 (tryton48), 1 Mi floats, rank 1 late
         by 0-1000 ms; average elapsed time e, speed-up vs ring.
@@ -99,6 +104,18 @@ class Runner:
     def __init__(self, smpi, work, reuse):
         self.smpi, self.work, self.reuse = smpi, work, reuse
         self.wall = {}
+        self.models = {}
+
+    def model(self, platform):
+        """The cost model measured on `platform` (patcoll-calibrate under SMPI, 2 ranks), so that
+        PAT-aware algorithms decide with the simulated cluster's α, β, γ, not the default CURIE ones."""
+        if platform not in self.models:
+            path = os.path.join(self.work, "model-%s.txt" % platform)
+            if not (self.reuse and os.path.exists(path)):
+                subprocess.run([self.smpi, "--platform", platform, "-np", "2", "--calibrate", "--", "--out", path],
+                               check=True, capture_output=True, text=True)
+            self.models[platform] = path
+        return self.models[platform]
 
     def run(self, name, platform, procs, bench_args, smpi_args=()):
         """JSON records of one smpi.sh run (cached in work/name.jsonl)."""
@@ -108,7 +125,8 @@ class Runner:
                        *bench_args, "--quiet", "--out", out + ".tmp"]
             print("+ " + " ".join(command), file=sys.stderr, flush=True)
             started = time.time()
-            p = subprocess.run(command, capture_output=True, text=True)
+            env = dict(os.environ, PATCOLL_MODEL=self.model(platform))
+            p = subprocess.run(command, capture_output=True, text=True, env=env)
             if p.returncode != 0:
                 sys.stderr.write(p.stdout[-3000:] + p.stderr[-3000:])
                 raise SystemExit("reproduce_smpi: run %s failed (exit %d)" % (name, p.returncode))

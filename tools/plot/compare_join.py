@@ -10,7 +10,8 @@ ClairvoyantJoin.*). For P ∈ {16, 48, 128}, m ∈ {512 KiB, 4 MiB}, [M]'s CURIE
 model, and PAPs of two kinds (rank P−1 late by D; every rank uniform in
 [0, D]) with D = 0.5, 2, 8 × the balanced Clairvoyant time t_c, prints the
 mean simulated run time r and average elapsed time ē of both rules over
---paps PAPs (the same PAPs for both) and the ratio start / end.
+--paps PAPs (the same PAPs for both) and the ratio start / end. The
+papers' model: combining after each step's wait (--no-overlap).
 """
 import argparse
 import csv
@@ -24,7 +25,7 @@ import tempfile
 
 def simulate(sim, procs, size, pap, rule):
     text = subprocess.run([sim, "--algorithms", "clairvoyant", "--procs", str(procs), "--bytes", size,
-                           "--pap", pap, "--clairvoyant-join", rule], check=True, capture_output=True,
+                           "--pap", pap, "--clairvoyant-join", rule, "--no-overlap"], check=True, capture_output=True,
                           text=True).stdout
     rows = list(csv.DictReader(io.StringIO(text)))
     for row in rows:

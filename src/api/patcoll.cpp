@@ -3,10 +3,13 @@
 // executor with a (cached) Program.
 #include "patcoll.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <mutex>
@@ -20,6 +23,7 @@
 #include "mpi/datatype.hpp"
 #include "mpi/error.hpp"
 #include "mpi/executor.hpp"
+#include "mpi/op_check.hpp"
 #include "mpi/registry.hpp"
 
 namespace patcoll::mpi {
@@ -38,15 +42,34 @@ bool parse_collective_name(const char *text, Collective &out) {
   return text && core::parse_collective(text, out);
 }
 
-// Environment overrides of segmentation, shared by every call.
-void apply_environment(core::Params &params) {
-  if (const char *s = std::getenv("PATCOLL_SEGMENTS"); s && *s) params.segment_count = std::atoll(s);
-  // PATCOLL_CLAIRVOYANT_JOIN=start|end (core::ClairvoyantJoin; unknown text: the default).
-  if (const char *s = std::getenv("PATCOLL_CLAIRVOYANT_JOIN"); s && *s) core::parse_clairvoyant_join(s, params.clairvoyant_join);
-  if (const char *s = std::getenv("PATCOLL_SEGMENT_BYTES"); s && *s) {
-    const long long bytes = std::atoll(s);
-    if (bytes > 0) params.segment_elements = std::max<long long>(1, bytes / std::max<std::int64_t>(1, params.element_bytes));
+// Environment overrides of segmentation, shared by every call. A value
+// that is not a positive integer is an error (MPI_ERR_ARG), not ignored.
+bool parse_positive(const char *text, long long &out) {
+  errno = 0;
+  char *end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value <= 0) return false;
+  out = value;
+  return true;
+}
+
+int apply_environment(core::Params &params) {
+  long long value = 0;
+  if (const char *s = std::getenv("PATCOLL_SEGMENTS"); s && *s) {
+    if (!parse_positive(s, value))
+      return fail(MPI_ERR_ARG, std::string("PATCOLL_SEGMENTS='") + s + "' is not a positive integer");
+    params.segment_count = value;
   }
+  // PATCOLL_CLAIRVOYANT_JOIN=start|end (core::ClairvoyantJoin; unknown text: the default).
+  if (const char *s = std::getenv("PATCOLL_CLAIRVOYANT_JOIN"); s && *s) {
+    core::parse_clairvoyant_join(s, params.clairvoyant_join);
+  }
+  if (const char *s = std::getenv("PATCOLL_SEGMENT_BYTES"); s && *s) {
+    if (!parse_positive(s, value))
+      return fail(MPI_ERR_ARG, std::string("PATCOLL_SEGMENT_BYTES='") + s + "' is not a positive integer");
+    params.segment_elements = std::max<long long>(1, value / std::max<std::int64_t>(1, params.element_bytes));
+  }
+  return MPI_SUCCESS;
 }
 
 std::string cache_key(const Entry &entry, const core::Params &p, int rank) {
@@ -68,6 +91,65 @@ void warn_once(const std::string &message) {
   static std::set<std::string> said;
   std::lock_guard<std::mutex> lock(mutex);
   if (said.insert(message).second) std::fprintf(stderr, "patcoll: %s\n", message.c_str());
+}
+
+// Schedule inputs every rank must agree on (docs/agreement.md). The
+// per-communicator setters are collective: each rank hashes its value and
+// one PMPI_Allreduce(MAX) over {hash, ~hash, invalid} on patcoll's private
+// duplicate tells every rank the same verdict, so a vector or model that
+// differs between ranks is refused everywhere (MPI_ERR_ARG) and the old
+// value stays in place on every rank, instead of two ranks building
+// different schedules and returning a wrong result with MPI_SUCCESS.
+std::uint64_t fnv1a(const void *data, std::size_t bytes, std::uint64_t hash = 1469598103934665603ull) {
+  const auto *p = static_cast<const unsigned char *>(data);
+  for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 1099511628211ull;
+  return hash;
+}
+
+std::uint64_t hash_values(const double *values, std::size_t n) {
+  std::uint64_t hash = fnv1a(&n, sizeof n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = values[i] + 0.0;  // -0.0 and 0.0 are the same value
+    hash = fnv1a(&v, sizeof v, hash);
+  }
+  return hash;
+}
+
+// `local_error` is this rank's own complaint ("" if its value is valid).
+// Returns MPI_SUCCESS only when every rank's value is valid and identical.
+int agree_across_ranks(const CommState &state, std::uint64_t hash, const std::string &local_error, const char *what) {
+  std::uint64_t mine[3] = {hash, ~hash, local_error.empty() ? 0u : 1u}, top[3] = {0, 0, 0};
+  PATCOLL_MPI_CHECK(PMPI_Allreduce(mine, top, 3, MPI_UINT64_T, MPI_MAX, state.comm));
+  if (!local_error.empty()) return fail(MPI_ERR_ARG, local_error);
+  if (top[2] != 0) return fail(MPI_ERR_ARG, std::string(what) + " refused: another rank passed an invalid value");
+  if (top[0] != mine[0] || top[1] != mine[1])  // max == min == mine on every rank iff all hashes are equal
+    return fail(MPI_ERR_ARG, std::string(what) + " differs between ranks (it must be the same on every rank); "
+                                                 "the previous value is kept");
+  return MPI_SUCCESS;
+}
+
+// The environment and process defaults that shape schedules, applied to
+// `params`; at the first collective on a communicator they are checked to
+// be the same on every rank (one allreduce per communicator, collective
+// even when this rank's environment is malformed, so nobody hangs).
+int process_inputs(CommState &state, core::Params &params) {
+  const int rc = apply_environment(params);
+  if (state.process_inputs_agreed) return rc;
+  const double model[3] = {params.cost.alpha, params.cost.beta, params.cost.gamma};
+  std::uint64_t hash = hash_values(model, 3);
+  for (const char *variable : {"PATCOLL_SEGMENTS", "PATCOLL_SEGMENT_BYTES", "PATCOLL_CLAIRVOYANT_JOIN"}) {
+    const char *value = std::getenv(variable);
+    const std::string text = value ? std::string("=") + value : std::string("unset");
+    hash = fnv1a(text.data(), text.size() + 1, hash);
+  }
+  const std::string mine = rc == MPI_SUCCESS ? std::string() : last_error();
+  if (int agreed = agree_across_ranks(state, hash, mine,
+                                      "the process-wide cost model or segmentation (PATCOLL_MODEL, PATCOLL_SEGMENTS, "
+                                      "PATCOLL_SEGMENT_BYTES, PAT_Set_cost_model(MPI_COMM_NULL))");
+      agreed != MPI_SUCCESS)
+    return agreed;
+  state.process_inputs_agreed = true;
+  return MPI_SUCCESS;
 }
 
 // Selection order of patcoll.h. `out` is native, a catalogue algorithm, or
@@ -210,6 +292,9 @@ int reduction(Collective collective, const char *algorithm, const void *sendbuf,
   if (count < 0) return fail(MPI_ERR_COUNT, "count is negative (" + std::to_string(count) + ")");
   if (int rc = check_type(datatype, "datatype"); rc != MPI_SUCCESS) return rc;
   if (op == MPI_OP_NULL) return fail(MPI_ERR_OP, "op is MPI_OP_NULL");
+  // Before any data moves: a pair MPI rejects would abort the job inside
+  // MPI_Reduce_local (MPI_ERRORS_ARE_FATAL), for native as well.
+  if (int rc = check_op_datatype(op, datatype); rc != MPI_SUCCESS) return rc;
   if (collective == Collective::reduce && (root < 0 || root >= state->size))
     return fail(MPI_ERR_ROOT, "root " + std::to_string(root) + " is not a rank of a communicator of size " +
                                   std::to_string(state->size));
@@ -234,7 +319,7 @@ int reduction(Collective collective, const char *algorithm, const void *sendbuf,
   params.commutative = commutative != 0;
   params.arrivals = state->arrivals;
   params.cost = cost_for(*state);
-  apply_environment(params);
+  if (int rc = process_inputs(*state, params); rc != MPI_SUCCESS) return rc;
 
   const Entry *entry = nullptr;
   if (int rc = select(*state, collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
@@ -347,7 +432,7 @@ int movement(Collective collective, const char *algorithm, const void *sendbuf, 
   params.element_bytes = 1;
   params.arrivals = state->arrivals;
   params.cost = cost_for(*state);
-  apply_environment(params);
+  if (int rc = process_inputs(*state, params); rc != MPI_SUCCESS) return rc;
 
   const Entry *entry = nullptr;
   if (int rc = select(*state, collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
@@ -423,6 +508,7 @@ int PAT_Gather_with(const char *algorithm, const void *sendbuf, int sendcount, M
 }
 
 int PAT_Set_algorithm(MPI_Comm comm, const char *collective, const char *name) {
+  set_last_error({});
   Collective c;
   if (!parse_collective_name(collective, c))
     return fail(MPI_ERR_ARG, std::string("unknown collective '") + (collective ? collective : "(null)") + "'");
@@ -441,32 +527,41 @@ int PAT_Set_algorithm(MPI_Comm comm, const char *collective, const char *name) {
 }
 
 int PAT_Set_arrivals(MPI_Comm comm, const double *arrivals) {
+  set_last_error({});
   if (!mpi_usable()) return fail(MPI_ERR_OTHER, "MPI is not initialised or already finalised");
   if (comm == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
   CommState *state = nullptr;
   if (int rc = comm_state(comm, state); rc != MPI_SUCCESS) return rc;
-  if (!arrivals) {
-    state->arrivals.clear();
-    return MPI_SUCCESS;
-  }
-  for (int i = 0; i < state->size; ++i)
-    if (!(arrivals[i] == arrivals[i]) || arrivals[i] > 1e9 || arrivals[i] < -1e9)
-      return fail(MPI_ERR_ARG, "arrival time of rank " + std::to_string(i) + " is not a finite number of seconds");
-  state->arrivals.assign(arrivals, arrivals + state->size);
+  std::string invalid;
+  const std::size_t n = arrivals ? static_cast<std::size_t>(state->size) : 0;
+  for (std::size_t i = 0; i < n && invalid.empty(); ++i)
+    if (!std::isfinite(arrivals[i]) || std::fabs(arrivals[i]) > 1e9)
+      invalid = "arrival time of rank " + std::to_string(i) + " is not a finite number of seconds";
+  if (int rc = agree_across_ranks(*state, invalid.empty() ? hash_values(arrivals, n) : 0, invalid, "the PAT vector");
+      rc != MPI_SUCCESS)
+    return rc;
+  if (arrivals) state->arrivals.assign(arrivals, arrivals + state->size);
+  else state->arrivals.clear();
   return MPI_SUCCESS;
 }
 
 int PAT_Set_cost_model(MPI_Comm comm, double alpha, double beta, double gamma) {
-  if (!(alpha >= 0) || !(beta >= 0) || !(gamma >= 0))
-    return fail(MPI_ERR_ARG, "cost model parameters must be non-negative numbers");
+  set_last_error({});
   patcoll::core::CostModel model{alpha, beta, gamma};
-  if (comm == MPI_COMM_NULL) {
+  const std::string invalid = patcoll::core::check_cost_model(model);
+  if (comm == MPI_COMM_NULL) {  // this process only: nothing to agree with
+    if (!invalid.empty()) return fail(MPI_ERR_ARG, "cost model: " + invalid);
     process_defaults().cost = model;
     return MPI_SUCCESS;
   }
   if (!mpi_usable()) return fail(MPI_ERR_OTHER, "MPI is not initialised or already finalised");
   CommState *state = nullptr;
   if (int rc = comm_state(comm, state); rc != MPI_SUCCESS) return rc;
+  const double values[3] = {alpha, beta, gamma};
+  if (int rc = agree_across_ranks(*state, invalid.empty() ? hash_values(values, 3) : 0,
+                                  invalid.empty() ? invalid : "cost model: " + invalid, "the cost model");
+      rc != MPI_SUCCESS)
+    return rc;
   state->cost = model;
   return MPI_SUCCESS;
 }
@@ -486,5 +581,12 @@ const char *PAT_Algorithm_name(const char *collective, int index) {
 }
 
 const char *PAT_Last_error(void) { return last_error().c_str(); }
+
+int PAT_Get_version(int *major, int *minor, int *patch) {
+  if (major) *major = PATCOLL_VERSION_MAJOR;
+  if (minor) *minor = PATCOLL_VERSION_MINOR;
+  if (patch) *patch = PATCOLL_VERSION_PATCH;
+  return MPI_SUCCESS;
+}
 
 }  // extern "C"

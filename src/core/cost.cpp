@@ -48,13 +48,23 @@ std::string parse_cost_model(const std::string &text, CostModel &model) {
     std::string key, extra;
     double value = 0;
     if (!(fields >> key)) continue;
-    if (!(fields >> value) || (fields >> extra) || !(value >= 0) || !std::isfinite(value))
-      return "line " + std::to_string(number) + ": expected '<alpha|beta|gamma> <non-negative number>'";
+    // Positive and finite: a zero or infinite α/β/γ makes the round time
+    // and the segment count degenerate, and schedules built from it wrong.
+    if (!(fields >> value) || (fields >> extra) || !(value > 0) || !std::isfinite(value))
+      return "line " + std::to_string(number) + ": expected '<alpha|beta|gamma> <positive finite number>'";
     if (key == "alpha") model.alpha = value;
     else if (key == "beta") model.beta = value;
     else if (key == "gamma") model.gamma = value;
     else return "line " + std::to_string(number) + ": unknown key '" + key + "' (alpha, beta, gamma)";
   }
+  return {};
+}
+
+std::string check_cost_model(const CostModel &model) {
+  const std::pair<const char *, double> values[] = {{"alpha", model.alpha}, {"beta", model.beta}, {"gamma", model.gamma}};
+  for (const auto &[name, value] : values)
+    if (!(value > 0) || !std::isfinite(value))
+      return std::string(name) + " = " + std::to_string(value) + " is not a positive finite number";
   return {};
 }
 

@@ -33,9 +33,13 @@ std::vector<double> quantise_arrivals(const std::vector<double> &arrivals, doubl
 
 // The cost-model file (PATCOLL_MODEL, written by patcoll-calibrate):
 // lines "alpha <seconds>", "beta <s/byte>", "gamma <s/byte>" ('=' between
-// key and value also accepted), '#' starts a comment. Returns "" or what
-// is wrong (line number and text); missing keys keep `model`'s values.
+// key and value also accepted), '#' starts a comment; every value must be
+// positive and finite. Returns "" or what is wrong (line number and text);
+// missing keys keep `model`'s values.
 std::string parse_cost_model(const std::string &text, CostModel &model);
 std::string format_cost_model(const CostModel &model);
+
+// "" when α, β and γ are all positive and finite, else what is wrong.
+std::string check_cost_model(const CostModel &model);
 
 }  // namespace patcoll::core

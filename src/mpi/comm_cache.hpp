@@ -90,6 +90,10 @@ struct CommState {
   std::optional<core::CostModel> cost;
   std::array<std::string, 4> algorithm;  // per core::Collective; "" = not set
   ProgramCache programs;
+  // The process-wide schedule inputs (PATCOLL_MODEL, PAT_Set_cost_model
+  // with MPI_COMM_NULL, PATCOLL_SEGMENTS/_BYTES) were found equal on every
+  // rank at the first collective on this communicator (docs/agreement.md).
+  bool process_inputs_agreed = false;
   std::shared_ptr<ArrivalsMailbox> mailbox = std::make_shared<ArrivalsMailbox>();  // shared with the runtime
 
   // The tag of the next collective call: the same on every rank because

@@ -281,6 +281,39 @@ class ReductionSuite {
           return call(algorithm, send.data(), recv, 16, MPI_INT, MPI_SUM, -1, comm);
         });
       }
+      // An (op, datatype) pair MPI-3.1 §5.9.2 rejects is MPI_ERR_OP before
+      // any data moves, for every algorithm and native too (MPI_Reduce_local
+      // would abort the job: MPI_ERRORS_ARE_FATAL), whatever the count.
+      struct BadPair { MPI_Datatype type; MPI_Op op; const char *what; };
+      const BadPair bad_pairs[] = {{MPI_FLOAT, MPI_BAND, "MPI_FLOAT + MPI_BAND"},
+                                   {MPI_DOUBLE, MPI_BXOR, "MPI_DOUBLE + MPI_BXOR"},
+                                   {MPI_DOUBLE, MPI_LAND, "MPI_DOUBLE + MPI_LAND"},
+                                   {MPI_INT, MPI_MAXLOC, "MPI_INT + MPI_MAXLOC"},
+                                   {MPI_2INT, MPI_SUM, "MPI_2INT + MPI_SUM"},
+                                   {MPI_CHAR, MPI_SUM, "MPI_CHAR + MPI_SUM"},
+                                   {MPI_INT, MPI_REPLACE, "MPI_INT + MPI_REPLACE"},
+                                   {contig3_, MPI_SUM, "contiguous(3,MPI_DOUBLE) + MPI_SUM"}};
+      for (const BadPair &pair : bad_pairs)
+        for (int count : {1, 4}) {
+          expect_error(suite, MPI_ERR_OP, a + pair.what + " count=" + std::to_string(count), [&](void *recv) {
+            return call(algorithm, send.data(), recv, count, pair.type, pair.op, 0, comm);
+          });
+        }
+      // ...while the pairs MPI allows work: MPI_MAXLOC on MPI_2INT.
+      {
+        int rank;
+        MPI_Comm_rank(comm, &rank);
+        std::vector<int> pairs_in(8), got(8, -1), expected(8, -1);
+        for (int i = 0; i < 4; ++i) {
+          pairs_in[2 * i] = (rank * 7 + i * 3) % 5;
+          pairs_in[2 * i + 1] = rank;
+        }
+        const int rc_native = call("native", pairs_in.data(), expected.data(), 4, MPI_2INT, MPI_MAXLOC, 0, comm);
+        const int rc = call(algorithm, pairs_in.data(), got.data(), 4, MPI_2INT, MPI_MAXLOC, 0, comm);
+        suite.check(rc_native == MPI_SUCCESS && rc == MPI_SUCCESS && (!(rooted_ && rank != 0) ? got == expected : true),
+                    std::string(collective_) + " " + a + "MPI_2INT + MPI_MAXLOC differs from native or failed: " +
+                        error_class_name(rc) + " " + PAT_Last_error());
+      }
       if (algorithm == "native") continue;  // the MPI library's checks and error handler are its own
       expect_error(suite, MPI_ERR_COUNT, a + "negative count", [&](void *recv) {
         return call(algorithm, send.data(), recv, -1, MPI_INT, MPI_SUM, 0, comm);

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "core/algorithm.hpp"
 #include "core/cost.hpp"
 #include "core/ir.hpp"
@@ -80,6 +82,19 @@ TEST(CostModel, FileRoundTripsAndRejectsBadLines) {
   EXPECT_NE(parse_cost_model("alpha -1\n", m).find("line 1"), std::string::npos);
   EXPECT_NE(parse_cost_model("alpha 1 2\n", m), "");
   EXPECT_NE(parse_cost_model("beta x\n", m), "");
+}
+
+TEST(CostModel, ValuesMustBePositiveAndFinite) {
+  // A zero, negative, infinite or NaN α/β/γ gives degenerate round times
+  // and schedules that are wrong: refused in files and in check_cost_model.
+  CostModel m;
+  for (const char *bad : {"alpha 0\n", "beta 0\n", "gamma -1e-10\n", "gamma inf\n", "beta nan\n", "alpha 1e999\n"})
+    EXPECT_NE(parse_cost_model(bad, m), "") << bad;
+  EXPECT_EQ(check_cost_model(CostModel{}), "");
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  for (CostModel bad : {CostModel{0, 1e-9, 1e-10}, CostModel{1e-6, inf, 1e-10}, CostModel{1e-6, 1e-9, inf},
+                        CostModel{nan, 1e-9, 1e-10}, CostModel{1e-6, -1e-9, 1e-10}, CostModel{1e-6, 1e-9, 0}})
+    EXPECT_NE(check_cost_model(bad), "");
 }
 
 TEST(Catalog, AnInvalidRadixVectorIsRefusedNotSilentlyReplaced) {

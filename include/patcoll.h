@@ -40,6 +40,12 @@ extern "C" {
 
 #define PATCOLL_VERSION_MAJOR 0
 #define PATCOLL_VERSION_MINOR 1
+#define PATCOLL_VERSION_PATCH 0
+
+/* The version of the library actually loaded (compare with the
+ * PATCOLL_VERSION_* of the header compiled against). Any pointer may be
+ * NULL. Callable at any time, also before MPI_Init. Always MPI_SUCCESS. */
+int PAT_Get_version(int *major, int *minor, int *patch);
 
 /* Collectives (argument lists and semantics of MPI_Reduce & co). */
 int PAT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -67,11 +73,19 @@ int PAT_Set_algorithm(MPI_Comm comm, const char *collective, const char *name);
 
 /* The arrival-time (PAT) vector that PAP-aware algorithms use on `comm`:
  * one value per rank, seconds, relative (only differences matter), the
- * same on every rank. NULL clears it (balanced arrivals are assumed). */
+ * same on every rank. NULL clears it (balanced arrivals are assumed).
+ * Collective over comm: a non-finite value on any rank, or vectors that
+ * differ between ranks, are MPI_ERR_ARG on every rank and the previous
+ * vector stays (docs/agreement.md). */
 int PAT_Set_arrivals(MPI_Comm comm, const double *arrivals);
 
 /* Hockney cost model (seconds, seconds per byte) used for segment sizing
- * and schedule round times on `comm` (MPI_COMM_NULL: process default). */
+ * and schedule round times on `comm` (MPI_COMM_NULL: process default).
+ * Every value must be positive and finite (else MPI_ERR_ARG). With a
+ * communicator the call is collective and the model must be the same on
+ * every rank (else MPI_ERR_ARG everywhere, the previous model stays); the
+ * process default is checked at the first collective on a communicator.
+ * Successful setters clear PAT_Last_error(). */
 int PAT_Set_cost_model(MPI_Comm comm, double alpha, double beta, double gamma);
 
 /* Number of registered algorithms of `collective` (native included), and

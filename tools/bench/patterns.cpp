@@ -42,6 +42,7 @@ std::string parse_pattern(const std::string &text, PatternSpec &out) {
   if (name == "none") return no_arg(PatternKind::none);
   if (name == "rand-late") return no_arg(PatternKind::rand_late);
   if (name == "alternating") return no_arg(PatternKind::alternating);
+  if (name == "linear") return no_arg(PatternKind::linear);
   if (name == "normal") return no_arg(PatternKind::normal);
   if (name == "one-late") {
     out.kind = PatternKind::one_late;
@@ -68,7 +69,7 @@ std::string parse_pattern(const std::string &text, PatternSpec &out) {
     return {};
   }
   return "unknown pattern '" + text +
-         "' (none, one-late[:RANK], rand-late, alternating, normal, gamma[:SHAPE], bernoulli[:P], trace:FILE)";
+         "' (none, one-late[:RANK], rand-late, alternating, linear, normal, gamma[:SHAPE], bernoulli[:P], trace:FILE)";
 }
 
 std::string parse_trace(std::istream &in, const std::string &name, int procs,
@@ -148,6 +149,9 @@ std::vector<double> PatternGenerator::next(long long trace_line) {
     }
     case PatternKind::alternating:
       for (std::size_t i = 1; i < a.size(); i += 2) a[i] = d;
+      break;
+    case PatternKind::linear:
+      for (std::size_t i = 0; i < a.size(); ++i) a[i] = procs_ > 1 ? d * static_cast<double>(i) / (procs_ - 1) : 0.0;
       break;
     case PatternKind::normal: {
       std::normal_distribution<double> dist(d / 2, d / 6);

@@ -1,4 +1,5 @@
-// Arrival patterns of patcoll-bench, MPI-free: a PAP (one arrival delay
+// Arrival patterns of patcoll-bench and patcoll-sim (one parser, one
+// generator, one trace reader for both), MPI-free: a PAP (one arrival delay
 // per rank, seconds) per iteration, seeded and reproducible. D is
 // --max-delay; every generated value lies in [0, D].
 //
@@ -6,6 +7,7 @@
 //   one-late[:k]    a_k = D, others 0 (k defaults to P−1, [M] §6.3)
 //   rand-late       a_i ~ U[0, D] ([PA])
 //   alternating     odd ranks D, even ranks 0 ([M] §6.2 even/odd)
+//   linear          a_i = D·i/(P−1) (rank i, evenly spread; 0 at P = 1)
 //   normal          a_i ~ N(D/2, (D/6)²) clamped to [0, D]
 //   gamma[:k]       a_i ~ Gamma(shape k = 2, scale D/(4k)) (mean D/4),
 //                   clamped to [0, D]
@@ -26,7 +28,7 @@
 
 namespace patcoll::bench {
 
-enum class PatternKind { none, one_late, rand_late, alternating, normal, gamma, bernoulli, trace };
+enum class PatternKind { none, one_late, rand_late, alternating, linear, normal, gamma, bernoulli, trace };
 
 struct PatternSpec {
   PatternKind kind = PatternKind::none;

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <new>
 #include <random>
 #include <sstream>
 #include <string>
@@ -21,6 +22,7 @@
 #include "core/generators/clairvoyant.hpp"
 #include "core/generators/greedy.hpp"
 #include "core/ir.hpp"
+#include "cli.hpp"
 
 using namespace patcoll::core;
 
@@ -39,6 +41,7 @@ ARRIVALS (seconds; default: all equal):
   --arrivals-file FILE      one value per line
   --pattern uniform:SEED    uniform in [0, P + 0.1] ([PO] §5.7)
   --pattern one-late:DELAY  process P-1 arrives DELAY late
+--help, --version. Numbers: tools/common/cli.hpp (strict; bad input: one line, exit 2).
 Defaults: --segments 1, --round-time 1, --root 0, --generator segtree,
 --alpha 1 --beta 0 --gamma 0 --segment-bytes 1, --format table.
 )";
@@ -49,17 +52,16 @@ struct BadInput {
 
 [[noreturn]] void fail(const std::string &what) { throw BadInput{what}; }
 
+// Numbers are read by the tools' shared strict parser (tools/common/cli.hpp).
 double parse_double(const std::string &text, const std::string &option) {
-  char *end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(v)) fail(option + ": not a number: '" + text + "'");
+  double v = 0;
+  if (const std::string e = patcoll::cli::parse_real(text, v); !e.empty()) fail(option + ": " + e);
   return v;
 }
 
 long long parse_int(const std::string &text, const std::string &option) {
-  char *end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0') fail(option + ": not an integer: '" + text + "'");
+  std::int64_t v = 0;
+  if (const std::string e = patcoll::cli::parse_integer(text, v); !e.empty()) fail(option + ": " + e);
   return v;
 }
 
@@ -146,7 +148,8 @@ std::vector<double> arrivals_from(const Options &options, int procs) {
 int checked_procs(const Options &options) {
   if (!options.has("procs")) fail("--procs is required");
   const long long procs = parse_int(options.get("procs", ""), "--procs");
-  if (procs < 1 || procs > (1 << 24)) fail("--procs must be at least 1");
+  if (procs < 1 || procs > patcoll::cli::kMaxProcs)
+    fail("--procs must be between 1 and " + std::to_string(patcoll::cli::kMaxProcs));
   return static_cast<int>(procs);
 }
 
@@ -249,6 +252,10 @@ int main(int argc, char **argv) {
     std::cout << kUsage;
     return argc < 2 ? 2 : 0;
   }
+  if (std::string(argv[1]) == "--version") {
+    std::cout << patcoll::cli::version_text("patcoll-sched");
+    return 0;
+  }
   const std::string command = argv[1];
   try {
     if (command == "clairvoyant") return run_clairvoyant(argc, argv);
@@ -259,5 +266,8 @@ int main(int argc, char **argv) {
   } catch (const BadInput &e) {
     std::cerr << "patcoll-sched: " << e.what << "\n";
     return 2;
+  } catch (const std::bad_alloc &) {
+    std::cerr << "patcoll-sched: out of memory for this schedule (lower --procs or --segments)\n";
+    return 1;
   }
 }

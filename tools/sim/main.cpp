@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -22,7 +23,9 @@
 #include <vector>
 
 #include "core/algorithm.hpp"
+#include "cli.hpp"
 #include "core/simulate.hpp"
+#include "patterns.hpp"
 
 using namespace patcoll::core;
 
@@ -36,8 +39,8 @@ Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one
   --algorithms LIST     algorithm names, or "all" (default: all of the collective);
                         reduce/allreduce also take "bound" (in "all"): the model's
                         limit, latest arrival + α + m(β+γ) (one transfer, one reduction)
-  --procs LIST          process counts P (default 8)
-  --bytes LIST          message size m in bytes; suffixes K, M, Ki, Mi (default 1Mi)
+  --procs LIST          process counts P, 1 .. 2^20 (default 8)
+  --bytes LIST          message size m in bytes; K/M/G = 2^10/2^20/2^30 (default 1M)
                         (scatter/gather: bytes per rank); count = bytes / element size
   --count LIST          message size in elements instead of --bytes
   --element-bytes N     size of one element (default 4)
@@ -46,17 +49,19 @@ Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one
   --root N              root rank (default 0)
   --radix K1xK2x...     radix_k's radix vector, e.g. 4x4x8 (default: the algorithm's)
   --non-commutative     simulate with a non-commutative op
-  --pap LIST            arrival patterns (default none):
+  --pap LIST            arrival patterns (default none), patcoll-bench's patterns
+                        (tools/bench/patterns.hpp) with the delay D in the text:
                           none | one-late:D[:RANK] (RANK defaults to P-1)
                           | rand-late:D (uniform in [0,D], --seed)
                           | alternating:D (odd ranks late by D) | linear:D (rank i at i*D/(P-1))
-                          | trace:FILE (one PAP per line, P values)
+                          | normal:D | gamma:D[:SHAPE] | bernoulli:D[:PROB]
+                          | trace:FILE (one PAP per line, P values each, every line used)
                         D in seconds, or with a suffix: s, ms, us, ns, or "d" for
                         multiples of the round time α + B(β+γ) of the first segment size
   --seed N              seed for rand-late (default 1)
-  --alpha LIST          α in s (default 2.66e-6)
-  --beta LIST           β in s/B (default 4.8179e-10)
-  --gamma LIST          γ in s/B (default 1.6654e-10)
+  --alpha LIST          α in s, > 0 (default 2.66e-6)
+  --beta LIST           β in s/B, >= 0 (default 4.8179e-10)
+  --gamma LIST          γ in s/B, >= 0 (default 1.6654e-10)
   --ports MODEL         full_duplex (default) or unidirectional
   --copy-cost S         seconds per byte of a local copy (default 0 = free)
   --no-overlap          combine after the step's wait (the IR's phase 4, the
@@ -71,154 +76,97 @@ Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one
   --timeline-csv FILE   the timeline as CSV (rank,step,activity,peer,start,end,bytes)
   --no-header           omit the CSV header
   --list                list the algorithms and exit
+  --quiet               no progress lines on stderr (printed for sweeps over 1 s)
+  --help, --version
+Numbers follow tools/common/cli.hpp: malformed values, overflow and unknown
+options are one line on stderr and exit code 2.
 )";
 
-[[noreturn]] void fail(const std::string &message) {
-  std::cerr << "patcoll-sim: " << message << "\n";
-  std::exit(2);
-}
+[[noreturn]] void fail(const std::string &message) { patcoll::cli::die("patcoll-sim", message); }
 
+// Numbers, sizes and lists: the tools' shared strict parser
+// (tools/common/cli.hpp; K/M/G = 2^10/2^20/2^30 — before 0.1.0 patcoll-sim
+// read 1M as 10^6).
 double parse_double(const std::string &text) {
-  char *end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0') fail("not a number: '" + text + "'");
+  double value = 0;
+  if (const std::string e = patcoll::cli::parse_real(text, value); !e.empty()) fail(e);
   return value;
 }
 
-// 64Ki = 65536, 1M = 1e6, 1Mi = 2^20.
-std::int64_t parse_size(const std::string &text) {
-  std::size_t digits = 0;
-  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
-    ++digits;
-  if (digits == 0) fail("not a size: '" + text + "'");
-  const double value = parse_double(text.substr(0, digits));
-  const std::string suffix = text.substr(digits);
-  double scale = 1;
-  if (suffix == "" || suffix == "B") scale = 1;
-  else if (suffix == "K" || suffix == "k") scale = 1e3;
-  else if (suffix == "M") scale = 1e6;
-  else if (suffix == "G") scale = 1e9;
-  else if (suffix == "Ki") scale = 1024.0;
-  else if (suffix == "Mi") scale = 1024.0 * 1024;
-  else if (suffix == "Gi") scale = 1024.0 * 1024 * 1024;
-  else fail("unknown size suffix in '" + text + "'");
-  return static_cast<std::int64_t>(std::llround(value * scale));
+std::int64_t parse_int(const std::string &text) {
+  std::int64_t value = 0;
+  if (const std::string e = patcoll::cli::parse_size(text, value); !e.empty()) fail(e);
+  return value;
 }
 
-std::vector<std::string> split(const std::string &text, char separator) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  std::string part;
-  while (std::getline(stream, part, separator)) parts.push_back(part);
-  return parts;
-}
-
-// "4,8,16", "4:1024:x2", "1:10:+3"; values parsed by `parse`.
-template <class T, class Parse>
-std::vector<T> parse_list(const std::string &text, Parse parse) {
-  std::vector<T> values;
-  for (const std::string &item : split(text, ',')) {
-    const auto range = split(item, ':');
-    if (range.size() == 3 && (range[2][0] == 'x' || range[2][0] == '+')) {
-      const T first = parse(range[0]), last = parse(range[1]);
-      const double step = parse_double(range[2].substr(1));
-      const bool geometric = range[2][0] == 'x';
-      if ((geometric && step <= 1) || (!geometric && step <= 0)) fail("range step must grow: '" + item + "'");
-      for (double v = static_cast<double>(first); v <= static_cast<double>(last) * (1 + 1e-12);
-           v = geometric ? v * step : v + step)
-        values.push_back(static_cast<T>(v));
-    } else {
-      values.push_back(parse(item));
-    }
-  }
-  if (values.empty()) fail("empty list");
+std::vector<std::int64_t> size_list(const std::string &flag, const std::string &text, std::int64_t low,
+                                    std::int64_t high) {
+  std::vector<std::int64_t> values;
+  if (const std::string e = patcoll::cli::parse_size_list(text, values, low, high); !e.empty()) fail(flag + ": " + e);
   return values;
 }
 
-std::int64_t parse_int(const std::string &text) { return parse_size(text); }
+std::vector<double> real_list(const std::string &flag, const std::string &text, bool positive) {
+  std::vector<double> values;
+  if (const std::string e = patcoll::cli::parse_real_list(text, values, 0.0, positive); !e.empty())
+    fail(flag + ": " + e);
+  return values;
+}
 
+using patcoll::cli::split;
+
+// --pap KIND:D[:ARG]: the bench's patterns (tools/bench/patterns.hpp, the
+// same parser, generator and trace reader) with the delay D given per
+// pattern, so one sweep can cover several delays.
 struct PapSpec {
-  std::string text;  // as given, for the CSV
-  std::string kind;  // none, one-late, rand-late, alternating, linear, trace
-  std::string delay; // raw delay text (units resolved per case)
-  int rank = -1;
-  std::vector<std::vector<double>> trace;
+  std::string text;   // as given, for the CSV
+  std::string delay;  // raw delay text (units resolved per case)
+  patcoll::bench::PatternSpec pattern;
 };
 
 PapSpec parse_pap(const std::string &text) {
   PapSpec spec;
   spec.text = text;
   const auto parts = split(text, ':');
-  spec.kind = parts.empty() ? "none" : parts[0];
-  if (spec.kind == "none") return spec;
-  if (spec.kind == "trace") {
-    if (parts.size() < 2) fail("trace needs a file: trace:FILE");
-    std::ifstream in(text.substr(6));
-    if (!in) fail("cannot read trace file '" + text.substr(6) + "'");
-    std::string line;
-    while (std::getline(in, line)) {
-      std::stringstream values(line);
-      std::vector<double> pap;
-      double v;
-      while (values >> v) {
-        pap.push_back(v);
-        if (values.peek() == ',') values.ignore();
-      }
-      if (!pap.empty()) spec.trace.push_back(pap);
-    }
-    if (spec.trace.empty()) fail("trace file '" + text.substr(6) + "' holds no PAP");
-    return spec;
+  const std::string kind = parts[0];
+  std::string bench_text = kind;
+  if (kind == "trace") {
+    bench_text = text;
+  } else if (kind != "none") {
+    if (parts.size() < 2 || parts[1].empty()) fail("PAP '" + text + "' needs a delay, e.g. " + kind + ":1ms");
+    spec.delay = parts[1];
+    for (std::size_t i = 2; i < parts.size(); ++i) bench_text += ":" + parts[i];
   }
-  if (spec.kind != "one-late" && spec.kind != "rand-late" && spec.kind != "alternating" && spec.kind != "linear")
-    fail("unknown PAP '" + text + "'");
-  if (parts.size() < 2) fail("PAP '" + text + "' needs a delay, e.g. " + spec.kind + ":1ms");
-  spec.delay = parts[1];
-  if (parts.size() >= 3) spec.rank = static_cast<int>(parse_int(parts[2]));
+  if (const std::string e = patcoll::bench::parse_pattern(bench_text, spec.pattern); !e.empty())
+    fail("--pap: " + e + " (KIND:D[:ARG], D per pattern)");
   return spec;
 }
 
 // Seconds of `text` ("1e-3", "2ms", "3d" = 3 round times).
 double parse_delay(const std::string &text, double round_time) {
-  struct Unit {
-    const char *suffix;
-    double scale;
-  };
-  for (Unit unit : {Unit{"ms", 1e-3}, Unit{"us", 1e-6}, Unit{"ns", 1e-9}, Unit{"s", 1.0}}) {
-    const std::string suffix = unit.suffix;
-    if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0)
-      return parse_double(text.substr(0, text.size() - suffix.size())) * unit.scale;
+  if (!text.empty() && text.back() == 'd') {
+    double rounds = 0;
+    if (const std::string e = patcoll::cli::parse_real(text.substr(0, text.size() - 1), rounds, 0.0); !e.empty())
+      fail("bad delay '" + text + "'");
+    return rounds * round_time;
   }
-  if (!text.empty() && text.back() == 'd') return parse_double(text.substr(0, text.size() - 1)) * round_time;
-  return parse_double(text);
+  double seconds = 0;
+  if (const std::string e = patcoll::cli::parse_seconds(text, seconds); !e.empty()) fail(e);
+  return seconds;
 }
 
-// The PAPs one spec stands for (several for a trace).
+// The PAPs one spec stands for (every line of a trace).
 std::vector<std::vector<double>> make_paps(const PapSpec &spec, int procs, double round_time, std::uint64_t seed) {
-  if (spec.kind == "none") return {{}};
-  if (spec.kind == "trace") {
-    std::vector<std::vector<double>> paps;
-    for (const auto &pap : spec.trace)
-      if (static_cast<int>(pap.size()) == procs) paps.push_back(pap);
-    if (paps.empty()) fail("trace holds no PAP with " + std::to_string(procs) + " values");
-    return paps;
+  using patcoll::bench::PatternKind;
+  if (spec.pattern.kind == PatternKind::none) return {{}};
+  std::vector<std::vector<double>> trace;
+  if (spec.pattern.kind == PatternKind::trace) {
+    if (const std::string e = patcoll::bench::load_trace(spec.pattern.trace_file, procs, trace); !e.empty()) fail(e);
+    return trace;
   }
-  const double delay = parse_delay(spec.delay, round_time);
-  std::vector<double> pap(static_cast<std::size_t>(procs), 0.0);
-  if (spec.kind == "one-late") {
-    const int late = spec.rank < 0 ? procs - 1 : spec.rank;
-    if (late >= procs) fail("one-late rank " + std::to_string(late) + " >= P");
-    pap[static_cast<std::size_t>(late)] = delay;
-  } else if (spec.kind == "rand-late") {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> uniform(0.0, delay);
-    for (double &a : pap) a = uniform(rng);
-  } else if (spec.kind == "alternating") {
-    for (int rank = 1; rank < procs; rank += 2) pap[static_cast<std::size_t>(rank)] = delay;
-  } else if (spec.kind == "linear") {
-    for (int rank = 0; rank < procs; ++rank)
-      pap[static_cast<std::size_t>(rank)] = procs > 1 ? delay * rank / (procs - 1) : 0.0;
-  }
-  return {pap};
+  if (const std::string e = patcoll::bench::check_pattern(spec.pattern, procs, 1, 0); !e.empty()) fail(e);
+  patcoll::bench::PatternGenerator generator(spec.pattern, procs, parse_delay(spec.delay, round_time), seed);
+  return {generator.next()};
 }
 
 std::string csv_escape(const std::string &text) {
@@ -248,7 +196,7 @@ void write_timeline_csv(const std::string &path, const SimulateResult &result) {
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int run(int argc, char **argv) {
   Collective collective = Collective::reduce;
   std::string algorithm_list = "all", procs_text = "8", bytes_text = "1Mi", count_text, segments_text = "0",
               segment_bytes_text, pap_text = "none", alpha_text, beta_text, gamma_text, output_path, timeline_png,
@@ -256,7 +204,7 @@ int main(int argc, char **argv) {
   std::int64_t element_bytes = 4;
   int root = 0;
   std::vector<int> radix;
-  bool commutative = true, header = true, list = false;
+  bool commutative = true, header = true, list = false, quiet = false;
   std::uint64_t seed = 1;
   SimulateOptions options;
   ClairvoyantJoin clairvoyant_join = ClairvoyantJoin::before_round_end;
@@ -278,6 +226,11 @@ int main(int argc, char **argv) {
     if (arg == "-h" || arg == "--help") {
       std::cout << kUsage;
       return 0;
+    } else if (arg == "--version") {
+      std::cout << patcoll::cli::version_text("patcoll-sim");
+      return 0;
+    } else if (arg == "--quiet") {
+      quiet = true;
     } else if (arg == "--collective") {
       if (!parse_collective(value(), collective)) fail("unknown collective '" + std::string(argv[i]) + "'");
     } else if (arg == "--algorithms" || arg == "--algorithm") {
@@ -291,7 +244,7 @@ int main(int argc, char **argv) {
       count_text = value();
     } else if (arg == "--element-bytes") {
       element_bytes = parse_int(value());
-      if (element_bytes <= 0) fail("--element-bytes must be positive");
+      if (element_bytes <= 0 || element_bytes > (1 << 30)) fail("--element-bytes must be in 1 .. 2^30");
     } else if (arg == "--segments") {
       segments_text = value();
       segment_bytes_text.clear();
@@ -299,9 +252,15 @@ int main(int argc, char **argv) {
       segment_bytes_text = value();
     } else if (arg == "--radix") {
       radix.clear();
-      for (const std::string &k : split(value(), 'x')) radix.push_back(static_cast<int>(parse_int(k)));
+      for (const std::string &k : split(value(), 'x')) {
+        const std::int64_t radix_k = parse_int(k);
+        if (radix_k < 2 || radix_k > 1024) fail("--radix: every factor must be in 2 .. 1024");
+        radix.push_back(static_cast<int>(radix_k));
+      }
     } else if (arg == "--root") {
-      root = static_cast<int>(parse_int(value()));
+      const std::int64_t r = parse_int(value());
+      if (r >= patcoll::cli::kMaxProcs) fail("--root " + std::to_string(r) + " is above every allowed P");
+      root = static_cast<int>(r);
     } else if (arg == "--non-commutative") {
       commutative = false;
     } else if (arg == "--pap") {
@@ -318,6 +277,7 @@ int main(int argc, char **argv) {
       if (!parse_port_model(value(), options.ports)) fail("unknown port model '" + std::string(argv[i]) + "'");
     } else if (arg == "--copy-cost") {
       options.copy_seconds_per_byte = parse_double(value());
+      if (options.copy_seconds_per_byte < 0) fail("--copy-cost must not be negative");
     } else if (arg == "--overlap") {
       options.combine_on_arrival = true;
     } else if (arg == "--no-overlap") {
@@ -367,17 +327,21 @@ int main(int argc, char **argv) {
   }
   if (selected.empty() && !bound_row) fail("no algorithm selected");
 
-  const auto procs_list = parse_list<std::int64_t>(procs_text, parse_int);
+  // P = 1 .. 2^20 (all ranks' Programs are built: more does not fit in memory).
+  const auto procs_list = ::size_list("--procs", procs_text, 1, patcoll::cli::kMaxProcs);
   const bool by_count = !count_text.empty();
-  const auto size_list = parse_list<std::int64_t>(by_count ? count_text : bytes_text, parse_int);
+  const auto size_list = ::size_list(by_count ? "--count" : "--bytes", by_count ? count_text : bytes_text, 0,
+                                     std::int64_t{1} << 40);
   const bool by_segment_bytes = !segment_bytes_text.empty();
-  const auto segment_list =
-      parse_list<std::int64_t>(by_segment_bytes ? segment_bytes_text : segments_text, parse_int);
+  const auto segment_list = ::size_list(by_segment_bytes ? "--segment-bytes" : "--segments",
+                                        by_segment_bytes ? segment_bytes_text : segments_text, 0,
+                                        std::int64_t{1} << 40);
   std::vector<PapSpec> paps;
   for (const std::string &text : split(pap_text, ',')) paps.push_back(parse_pap(text));
-  const auto alphas = parse_list<double>(alpha_text, parse_double);
-  const auto betas = parse_list<double>(beta_text, parse_double);
-  const auto gammas = parse_list<double>(gamma_text, parse_double);
+  // α > 0 (every message costs something); β, γ >= 0 ([LL] uses γ = 0).
+  const auto alphas = real_list("--alpha", alpha_text, true);
+  const auto betas = real_list("--beta", beta_text, false);
+  const auto gammas = real_list("--gamma", gamma_text, false);
 
   std::ofstream file;
   if (!output_path.empty()) {
@@ -394,6 +358,12 @@ int main(int argc, char **argv) {
   std::optional<SimulateResult> last_result;
   std::string timeline_title;
   int cases = 0;
+  // Progress on stderr for sweeps that take more than a second (--quiet: none).
+  const std::int64_t total = static_cast<std::int64_t>(selected.size() * procs_list.size() * size_list.size() *
+                                                       segment_list.size() * alphas.size() * betas.size() *
+                                                       gammas.size() * paps.size());
+  patcoll::cli::Progress progress("patcoll-sim", total, !quiet);
+  std::int64_t done = 0;
   for (const Algorithm *algorithm : selected)
     for (std::int64_t procs : procs_list)
       for (std::int64_t size : size_list)
@@ -402,6 +372,7 @@ int main(int argc, char **argv) {
             for (double beta : betas)
               for (double gamma : gammas)
                 for (const PapSpec &pap_spec : paps) {
+                  progress.step(done++);
                   Params params;
                   params.collective = collective;
                   params.procs = static_cast<int>(procs);
@@ -431,7 +402,7 @@ int main(int argc, char **argv) {
                   const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
                   const std::string reason = unsupported_reason(*algorithm, params);
                   double balanced = NAN;
-                  if (reason.empty() && pap_spec.kind != "none") {
+                  if (reason.empty() && pap_spec.pattern.kind != patcoll::bench::PatternKind::none) {
                     const SimulateResult r = simulate(*algorithm, params, options);
                     if (r.error.empty()) balanced = r.run_time;
                   }
@@ -452,7 +423,8 @@ int main(int argc, char **argv) {
                       build_seconds = seconds(t0, t1), simulate_seconds = seconds(t1, t2);
                       error = result.error;
                     }
-                    if (pap_spec.kind == "none" && error.empty()) balanced = result.run_time;
+                    if (pap_spec.pattern.kind == patcoll::bench::PatternKind::none && error.empty())
+                      balanced = result.run_time;
                     const double imbalance_seconds = imbalance(params.arrivals);
                     const double absorbed = error.empty() ? absorption(balanced, result.run_time, imbalance_seconds) : NAN;
                     out << to_string(collective) << ',' << algorithm->name << ',' << procs << ',' << root << ','
@@ -463,7 +435,7 @@ int main(int argc, char **argv) {
                         << (error.empty() ? result.run_time : NAN) << ','
                         << (error.empty() ? result.average_elapsed : NAN) << ','
                         << (error.empty() ? result.max_elapsed : NAN) << ',' << balanced << ',' << absorbed << ','
-                        << absorbed / balanced << ',' << result.messages << ',' << result.bytes << ','
+                        << (balanced > 0 ? absorbed / balanced : NAN) << ',' << result.messages << ',' << result.bytes << ','
                         << build_seconds << ',' << simulate_seconds << ',' << csv_escape(error) << '\n';
                     ++cases;
                     if (error.empty()) {
@@ -505,6 +477,7 @@ int main(int argc, char **argv) {
               }
             }
 
+  progress.finish();
   if (!timeline_png.empty() || !timeline_csv.empty()) {
     if (cases != 1) fail("--timeline needs exactly one case; this sweep has " + std::to_string(cases));
     if (!last_result) fail("the case failed; no timeline");
@@ -520,4 +493,14 @@ int main(int argc, char **argv) {
     }
   }
   return 0;
+}
+
+// A sweep too large for memory is one line and exit 1, not an abort.
+int main(int argc, char **argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc &) {
+    std::cerr << "patcoll-sim: out of memory (lower --procs, --bytes or --segments)\n";
+    return 1;
+  }
 }

@@ -3,7 +3,7 @@
 # is present; as non-root with something missing, says what to install.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libopenmpi-dev openmpi-bin libmpich-dev mpich
+packages=(cmake ninja-build g++ gfortran libopenmpi-dev openmpi-bin libmpich-dev mpich
           libgtest-dev libbenchmark-dev libboost-dev
           pkg-config libfftw3-dev zlib1g-dev python3-sklearn
           libsimgrid-dev

@@ -18,6 +18,12 @@
 #   history     iterative program with a late rank, PATCOLL_PATS=history,
 #               clairvoyant reduce / slt allreduce: results checked, the
 #               history statistics line printed
+#   fortran     the Fortran program (fortran.F90) built with mpif.h, use mpi
+#               and use mpi_f08: under the shim with patcoll algorithms
+#               (classic and PAP-aware) the digests equal the run without
+#               it, every call returns MPI_SUCCESS, and PATCOLL_VERBOSE
+#               shows each of the four collectives served by patcoll (the
+#               proof that the Fortran calls were intercepted)
 set -u
 case_name=$1 launcher=$2 shim=$3 bindir=$4 np=$5
 shift 5
@@ -148,6 +154,31 @@ history)
   run allreduce "$bench" late allreduce $iterations 0 2000 4096 -- "LD_PRELOAD=$shim" PATCOLL_ALLREDUCE=slt \
       PATCOLL_PATS=history PATCOLL_HISTORY_PERIOD=1 PATCOLL_HISTORY_WINDOW=1
   passed allreduce $?
+  ;;
+
+fortran)
+  for binding in mpif usempi f08; do
+    program="$bindir/patcoll-preload-fortran-$binding"
+    [ -x "$program" ] || { fail "$program was not built"; continue; }
+    run "f-$binding-base" "$program" --; passed "f-$binding-base" $?
+    for combination in "binomial ring bnom bnom" "clairvoyant prr sbn sbn"; do
+      read -r reduce allreduce scatter gather <<<"$combination"
+      tag="f-$binding-$reduce"
+      run "$tag" "$program" -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_REDUCE=$reduce \
+          PATCOLL_ALLREDUCE=$allreduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather
+      passed "$tag" $?
+      grep -qE ' [1-9][0-9]* failed' "$work/$tag.out" && fail "$tag: a call returned an error on some rank"
+      if [ "$(digests "$tag" | sort)" != "$(digests "f-$binding-base" | sort)" ] || [ -z "$(digests "$tag")" ]; then
+        fail "$tag: results differ from the run without the shim"
+        diff <(digests "f-$binding-base" | sort) <(digests "$tag" | sort) | head -5
+      fi
+      for pair in "Reduce $reduce" "Allreduce $allreduce" "Scatter $scatter" "Gather $gather"; do
+        read -r coll name <<<"$pair"
+        grep -qE "MPI_$coll on MPI_COMM_WORLD \($np ranks\): $name, because" "$work/$tag.err" ||
+          { fail "$tag: MPI_$coll was not served by $name (not intercepted?)"; grep "MPI_$coll" "$work/$tag.err" | head -3; }
+      done
+    done
+  done
   ;;
 
 *) echo "unknown case $case_name"; exit 2 ;;

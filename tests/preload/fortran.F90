@@ -1,0 +1,184 @@
+! A plain Fortran MPI program (no patcoll in sight) for the shim tests:
+! MPI_REDUCE, MPI_ALLREDUCE, MPI_SCATTER and MPI_GATHER with Fortran
+! datatypes (INTEGER, DOUBLE PRECISION, LOGICAL), predefined and user ops,
+! MPI_IN_PLACE at the root, several roots, MPI_COMM_WORLD and a split
+! communicator. Built three times: BINDING 1 = include 'mpif.h',
+! 2 = use mpi, 3 = use mpi_f08. Each rank prints "digest <rank> <value>"
+! (a checksum of every result it holds) and "<n> passed, <m> failed"
+! (every ierror MPI_SUCCESS); run_tests.sh compares the digests of a run
+! under the shim with a run without it.
+program shim_fortran
+#if BINDING == 3
+  use mpi_f08
+#elif BINDING == 2
+  use mpi
+#endif
+  implicit none
+#if BINDING == 1
+  include 'mpif.h'
+#endif
+#if BINDING == 3
+  type(MPI_Comm) :: comms(2), split
+  type(MPI_Op) :: user_op
+#else
+  integer :: comms(2), split
+  integer :: user_op
+#endif
+  integer, parameter :: n = 37
+  integer :: rank, size, ierr, c, crank, csize, root, k, failed, passed
+  integer :: ibuf(n), iout(n), iall(n * 16), iblock(n)
+  double precision :: dbuf(n), dout(n)
+  logical :: lbuf(n), lout(n)
+  integer(kind=8) :: digest
+#if BINDING != 3
+  external :: wrapping_sum
+#endif
+
+  call MPI_INIT(ierr)
+  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  call MPI_COMM_SIZE(MPI_COMM_WORLD, size, ierr)
+  call MPI_COMM_SPLIT(MPI_COMM_WORLD, mod(rank, 2), rank, split, ierr)
+  comms(1) = MPI_COMM_WORLD
+  comms(2) = split
+#if BINDING != 3
+  call MPI_OP_CREATE(wrapping_sum, .true., user_op, ierr)
+#endif
+  digest = 0
+  failed = 0
+  passed = 0
+
+  do c = 1, 2
+    call MPI_COMM_RANK(comms(c), crank, ierr)
+    call MPI_COMM_SIZE(comms(c), csize, ierr)
+    do root = 0, csize - 1, max(1, csize - 1)
+      ! MPI_REDUCE, INTEGER, MPI_SUM
+      do k = 1, n
+        ibuf(k) = mod(crank * 31 + k * 7, 13) - 6
+      end do
+      iout = -99
+      call MPI_REDUCE(ibuf, iout, n, MPI_INTEGER, MPI_SUM, root, comms(c), ierr)
+      call verdict(ierr)
+      if (crank == root) call add_ints(iout, n)
+      ! the same with MPI_IN_PLACE at the root
+      iout = ibuf
+      if (crank == root) then
+        call MPI_REDUCE(MPI_IN_PLACE, iout, n, MPI_INTEGER, MPI_SUM, root, comms(c), ierr)
+      else
+        call MPI_REDUCE(ibuf, iout, n, MPI_INTEGER, MPI_SUM, root, comms(c), ierr)
+      end if
+      call verdict(ierr)
+      if (crank == root) call add_ints(iout, n)
+      ! MPI_REDUCE, DOUBLE PRECISION, MPI_MAX
+      do k = 1, n
+        dbuf(k) = dble(mod(crank * 5 + k * 3, 17))
+      end do
+      dout = -1d0
+      call MPI_REDUCE(dbuf, dout, n, MPI_DOUBLE_PRECISION, MPI_MAX, root, comms(c), ierr)
+      call verdict(ierr)
+      if (crank == root) call add_ints(int(dout), n)
+
+      ! MPI_SCATTER / MPI_GATHER, INTEGER blocks of n
+      do k = 1, n * csize
+        iall(k) = 1000 * crank + k
+      end do
+      iblock = -1
+      call MPI_SCATTER(iall, n, MPI_INTEGER, iblock, n, MPI_INTEGER, root, comms(c), ierr)
+      call verdict(ierr)
+      call add_ints(iblock, n)
+      if (crank == root) then  ! the root keeps its block in place
+        call MPI_SCATTER(iall, n, MPI_INTEGER, MPI_IN_PLACE, n, MPI_INTEGER, root, comms(c), ierr)
+      else
+        call MPI_SCATTER(iall, n, MPI_INTEGER, iblock, n, MPI_INTEGER, root, comms(c), ierr)
+      end if
+      call verdict(ierr)
+      call add_ints(iblock, n)
+      iall = -7
+      do k = 1, n
+        iblock(k) = crank * 100 + k
+      end do
+      call MPI_GATHER(iblock, n, MPI_INTEGER, iall, n, MPI_INTEGER, root, comms(c), ierr)
+      call verdict(ierr)
+      if (crank == root) call add_ints(iall, n * csize)
+      if (crank == root) then
+        iall(root * n + 1 : root * n + n) = iblock
+        call MPI_GATHER(MPI_IN_PLACE, n, MPI_INTEGER, iall, n, MPI_INTEGER, root, comms(c), ierr)
+      else
+        call MPI_GATHER(iblock, n, MPI_INTEGER, iall, n, MPI_INTEGER, root, comms(c), ierr)
+      end if
+      call verdict(ierr)
+      if (crank == root) call add_ints(iall, n * csize)
+    end do
+
+    ! MPI_ALLREDUCE: DOUBLE PRECISION sum, in place; INTEGER max; LOGICAL and
+    do k = 1, n
+      dbuf(k) = dble(mod(crank + k, 9))
+    end do
+    dout = 0d0
+    call MPI_ALLREDUCE(dbuf, dout, n, MPI_DOUBLE_PRECISION, MPI_SUM, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(int(dout), n)
+    call MPI_ALLREDUCE(MPI_IN_PLACE, dbuf, n, MPI_DOUBLE_PRECISION, MPI_SUM, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(int(dbuf), n)
+    do k = 1, n
+      ibuf(k) = mod(crank * 13 + k, 29)
+    end do
+    call MPI_ALLREDUCE(ibuf, iout, n, MPI_INTEGER, MPI_MAX, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iout, n)
+    do k = 1, n
+      lbuf(k) = mod(crank + k, 5) /= 0
+    end do
+    call MPI_ALLREDUCE(lbuf, lout, n, MPI_LOGICAL, MPI_LAND, comms(c), ierr)
+    call verdict(ierr)
+    do k = 1, n
+      if (lout(k)) digest = mod(digest * 3 + k, 1000000007_8)
+    end do
+#if BINDING != 3
+    ! a Fortran user op (commutative wrapping sum)
+    call MPI_ALLREDUCE(ibuf, iout, n, MPI_INTEGER, user_op, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iout, n)
+#endif
+  end do
+
+#if BINDING != 3
+  call MPI_OP_FREE(user_op, ierr)
+#endif
+  call MPI_COMM_FREE(split, ierr)
+  write (*, '(A,I0,A,I0)') 'digest ', rank, ' ', digest
+  write (*, '(I0,A,I0,A)') passed, ' passed, ', failed, ' failed'
+  call MPI_FINALIZE(ierr)
+
+contains
+
+  subroutine verdict(code)
+    integer, intent(in) :: code
+    if (code == MPI_SUCCESS) then
+      passed = passed + 1
+    else
+      failed = failed + 1
+    end if
+  end subroutine verdict
+
+  subroutine add_ints(values, count)
+    integer, intent(in) :: count
+    integer, intent(in) :: values(count)
+    integer :: i
+    do i = 1, count
+      digest = mod(digest * 31 + values(i) + 1000003_8, 1000000007_8)
+    end do
+  end subroutine add_ints
+
+end program shim_fortran
+
+#if BINDING != 3
+subroutine wrapping_sum(invec, inoutvec, len, datatype)
+  implicit none
+  integer :: len, datatype, i
+  integer :: invec(len), inoutvec(len)
+  do i = 1, len
+    inoutvec(i) = inoutvec(i) + invec(i)
+  end do
+end subroutine wrapping_sum
+#endif

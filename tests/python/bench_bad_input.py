@@ -43,6 +43,11 @@ def cases(workdir):
         (["--edge", "1.5"], "bad edge"),
         (["--history-window", "0"], "bad history window"),
         (["--frobnicate", "1"], "unknown flag"),
+        (["--bogus"], "unknown flag"),
+        (["--count", "99999999999"], "bad count"),
+        (["--bytes", "1001", "--dtype", "double"], "not a whole number"),
+        (["--bytes", "4K:1K:x2"], "bad size"),
+        (["--iters", "5X"], "--iters"),
         (["--pattern", "trace:/nonexistent/patcoll.trace"], "cannot open"),
         (["--pattern", trace("wrong_count.txt", "0 0\n0 0 0\n")], "expected 2"),
         (["--pattern", trace("not_numeric.txt", "0 abc\n")], "not a number"),
@@ -77,6 +82,30 @@ def main():
         print("%-60s %s%s" % (" ".join(extra)[:60], verdict, "" if verdict != "ok" else "  | " + ours[0]))
         if verdict != "ok":
             failures.append("%s: %s" % (" ".join(extra), verdict))
+    # Without mpirun (one process): refused with one line and exit 2, unless
+    # asked; --help and --version answer without MPI.
+    for extra, code, expected in ((["--count", "10", "--iters", "1"], 2, "nothing to compare"),
+                                  (["--count", "10", "--iters", "1", "--warmup", "0", "--allow-single-process",
+                                    "--alg", "native,binomial", "--coll", "reduce", "--quiet"], 0, None),
+                                  (["--version"], 0, None), (["--help"], 0, None)):
+        try:
+            p = subprocess.run([args.bench] + extra, capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            failures.append("single process %s: hung" % " ".join(extra))
+            continue
+        ours = [line for line in p.stderr.splitlines() if line.startswith("patcoll-bench:")]
+        verdict = "ok"
+        if p.returncode != code:
+            verdict = "exit code %d, expected %d (%s)" % (p.returncode, code, p.stderr.strip()[:200])
+        elif expected and (len(ours) != 1 or expected not in ours[0]):
+            verdict = "stderr %r does not say %r in one line" % (ours, expected)
+        elif extra == ["--version"] and "patcoll-bench (patcoll) " not in p.stdout:
+            verdict = "--version printed %r" % p.stdout
+        elif extra == ["--help"] and "usage:" not in p.stdout:
+            verdict = "--help printed %r" % p.stdout[:80]
+        print("%-60s %s" % (("P=1 " + " ".join(extra))[:60], verdict))
+        if verdict != "ok":
+            failures.append("single process %s: %s" % (" ".join(extra), verdict))
     if failures:
         print("bench_bad_input: FAIL\n  " + "\n  ".join(failures), file=sys.stderr)
         sys.exit(1)

@@ -35,6 +35,8 @@ OPTIONAL = {
     "chosen": str,
     "transfer_s": (int, float),      # algorithm "bound" only
     "reduce_local_s": (int, float),  # algorithm "bound" only
+    "min_elapsed_s": (int, float),
+    "max_elapsed_s": (int, float),
 }
 COLLECTIVES = {"reduce", "allreduce", "scatter", "gather"}
 
@@ -81,6 +83,10 @@ def check_record(obj):
         mean = sum(obj["elapsed_s"]) / procs
         if abs(mean - obj["avg_elapsed_s"]) > 1e-6 * max(1.0, mean):
             problems.append("avg_elapsed_s is not the mean of elapsed_s")
+        # OSU-style min/max over ranks: the extremes of elapsed_s.
+        for key, extreme in (("min_elapsed_s", min), ("max_elapsed_s", max)):
+            if key in obj and abs(obj[key] - extreme(obj["elapsed_s"])) > 1e-6 * max(1.0, abs(obj[key])):
+                problems.append("%s is not the %s of elapsed_s" % (key, extreme.__name__))
     return problems
 
 

@@ -57,8 +57,8 @@ def main():
                    "--warmup", "1", "--pattern", "rand-late", "--max-delay", "1ms", "--seed", "3", "--out", out])
     if p.returncode != 0:
         fail("bench exited with %d" % p.returncode)
-    if "median r [s]" not in p.stdout:
-        fail("no summary table on stdout")
+    if "median r [us]" not in p.stdout or "e min / avg / max [us]" not in p.stdout:
+        fail("no summary table (microseconds, min/avg/max over ranks) on stdout")
     records, problems = bench_schema.check_file(out)
     if problems:
         fail("schema: " + "; ".join(problems[:5]))
@@ -68,7 +68,7 @@ def main():
         if line and line.split(",")[0] in listed:
             coll = line.split(",")[0]
         elif " skipped: " in line and coll:
-            skipped[coll].add(line.split()[0])
+            skipped[coll].add(line.split()[2])  # size [B], count, algorithm
     seen = collections.defaultdict(collections.Counter)
     for r in records:
         if r["procs"] != PROCS:
@@ -125,6 +125,24 @@ def main():
         expected = [[0, 0.001, 0, 0], [0.002, 0, 0, 0.001]][r["iteration"]]  # measured iteration j: line j
         if max(abs(a - b) for a, b in zip(r["arrivals_s"], expected)) > 1e-12:
             fail("window run: arrivals %s, expected trace line %s" % (r["arrivals_s"], expected))
+    # OSU/IMB-style sizes: --bytes with a range; counts derived from the
+    # datatype; min/avg/max over ranks in every record and in the table.
+    out_b = os.path.join(args.workdir, "bytes.jsonl")
+    p = run(mpi + ["--coll", "allreduce", "--alg", "native,ring", "--bytes", "4K:16K:x2", "--dtype", "double",
+                   "--iters", "2", "--warmup", "0", "--quiet", "--out", out_b])
+    if p.returncode != 0:
+        fail("--bytes run exited with %d" % p.returncode)
+    records, problems = bench_schema.check_file(out_b)
+    if problems:
+        fail("schema (--bytes): " + "; ".join(problems[:5]))
+    if sorted({(r["bytes"], r["count"]) for r in records}) != [(4096, 512), (8192, 1024), (16384, 2048)]:
+        fail("--bytes 4K:16K:x2 gave sizes %s" % sorted({(r["bytes"], r["count"]) for r in records}))
+    if not all("min_elapsed_s" in r and r["min_elapsed_s"] <= r["avg_elapsed_s"] <= r["max_elapsed_s"] for r in records):
+        fail("--bytes run: min/avg/max elapsed missing or out of order")
+    for size, count in ((4096, 512), (16384, 2048)):
+        if not any(line.split()[:3] == [str(size), str(count), "ring"] for line in p.stdout.splitlines()):
+            fail("--bytes run: no table row '%d %d ring'" % (size, count))
+
     # PAT sources: the vector the library held (pats_s) shows the late rank
     # as the latest, from the runtime's edge estimate and from history.
     for source in ("runtime", "history", "oracle", "none"):

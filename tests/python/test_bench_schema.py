@@ -44,6 +44,16 @@ class SchemaTest(unittest.TestCase):
         record["avg_elapsed_s"] = 0.5
         self.assertTrue(any("mean" in p for p in bench_schema.check_record(record)))
 
+    def test_min_and_max_elapsed_are_the_extremes_over_ranks(self):
+        record = copy.deepcopy(GOOD)
+        record["min_elapsed_s"], record["max_elapsed_s"] = 0.001, 0.002
+        self.assertEqual(bench_schema.check_record(record), [])
+        record["min_elapsed_s"] = 0.0015
+        self.assertTrue(any("min_elapsed_s" in p for p in bench_schema.check_record(record)))
+        record = copy.deepcopy(GOOD)
+        record["max_elapsed_s"] = "slow"
+        self.assertTrue(any("max_elapsed_s" in p for p in bench_schema.check_record(record)))
+
     def test_unknown_collective_is_reported(self):
         record = copy.deepcopy(GOOD)
         record["collective"] = "bcast"

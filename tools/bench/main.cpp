@@ -32,6 +32,7 @@
 #include "patcoll.h"
 #include "pat_source.hpp"
 #include "bound.hpp"
+#include "cli.hpp"
 #include "patterns.hpp"
 #include "stats.hpp"
 
@@ -47,7 +48,11 @@ const char *const kUsage =
     "  gamma[:SHAPE]|bernoulli[:P]|trace:FILE] [--max-delay SECONDS (ms/us suffixes)] [--seed N]\n"
     "  [--delay sleep|busy] [--sync barrier|window] [--window SECONDS] [--pat-source oracle|none|runtime|history]\n"
     "  [--edge FRACTION (runtime source, default 0.5)] [--history-window K (history source, default 5)]\n"
-    "  [--baseline NAME] [--out FILE] [--no-check] [--quiet] | --list | --help\n";
+    "  [--baseline NAME] [--out FILE] [--no-check] [--quiet] [--allow-single-process] | --list | --help | --version\n"
+    "Sizes: --bytes LIST (message size in bytes, OSU/IMB style; e.g. 4K:16M:x4) or --count LIST (elements);\n"
+    "  K/M/G = 2^10/2^20/2^30, ranges a:b:xK or a:b:+K. Times are printed in microseconds; e min/avg/max are\n"
+    "  medians over iterations of the min/avg/max over ranks of each rank's elapsed time.\n"
+    "Without mpirun (one process) nothing can be compared: refused unless --allow-single-process.\n";
 
 struct Options {
   std::vector<Collective> collectives{Collective::reduce, Collective::allreduce};
@@ -72,6 +77,9 @@ struct Options {
   std::string out;
   bool check = true;
   bool quiet = false;
+  bool version = false;
+  bool allow_single_process = false;  // compare even at P = 1 (no mpirun)
+  std::vector<long long> bytes;       // --bytes: sizes in bytes (resolved into counts)
 };
 
 std::vector<std::string> split(const std::string &text, char by = ',') {
@@ -89,41 +97,52 @@ std::vector<std::string> split(const std::string &text, char by = ',') {
   return out;
 }
 
+// ---- command line: numbers through tools/common/cli.hpp (strict, the same
+// suffixes and ranges in every tool) ------------------------------------------
+
 bool parse_count(const std::string &text, long long &out) {
-  if (text.empty() || text[0] == '-') return false;
-  char *end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || !(value >= 0)) return false;
-  double scale = 1;
-  const std::string suffix(end);
-  if (suffix == "K" || suffix == "k") scale = 1024;
-  else if (suffix == "M" || suffix == "m") scale = 1024 * 1024;
-  else if (suffix == "G" || suffix == "g") scale = 1024.0 * 1024 * 1024;
-  else if (!suffix.empty()) return false;
-  const double n = value * scale;
-  if (n != std::floor(n) || n > 0x7fffffff) return false;
-  out = static_cast<long long>(n);
+  std::int64_t value = 0;
+  if (!patcoll::cli::parse_size(text, value, 0, 0x7fffffff).empty()) return false;
+  out = value;
   return true;
 }
 
 bool parse_seconds(const std::string &text, double &out) {
-  char *end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || !(value >= 0) || !std::isfinite(value)) return false;
-  const std::string suffix(end);
-  if (suffix.empty() || suffix == "s") out = value;
-  else if (suffix == "ms") out = value * 1e-3;
-  else if (suffix == "us") out = value * 1e-6;
-  else return false;
-  return true;
+  return patcoll::cli::parse_seconds(text, out).empty();
 }
 
 bool parse_int(const std::string &text, long long low, long long high, long long &out) {
-  char *end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < low || v > high) return false;
-  out = v;
+  std::int64_t value = 0;
+  if (!patcoll::cli::parse_integer(text, value, low, high).empty()) return false;
+  out = value;
   return true;
+}
+
+// Flags that take a value; anything else starting with "--" is unknown
+// (one line, exit 2) rather than "needs a value".
+bool takes_value(const std::string &flag) {
+  static const char *const flags[] = {"--coll", "--alg", "--count", "--bytes", "--dtype", "--op", "--root",
+                                      "--iters", "--warmup", "--pattern", "--max-delay", "--seed", "--delay",
+                                      "--sync", "--window", "--pat-source", "--edge", "--history-window",
+                                      "--baseline", "--out"};
+  for (const char *known : flags)
+    if (flag == known) return true;
+  return false;
+}
+
+// --bytes (OSU/IMB style: message sizes in bytes, ranges a:b:xK) becomes
+// element counts once --dtype is known; a size that is not a whole number
+// of elements is refused.
+std::string resolve_bytes(const std::vector<long long> &bytes, int element_size, std::vector<long long> &counts) {
+  if (bytes.empty()) return {};
+  counts.clear();
+  for (long long b : bytes) {
+    if (b % element_size != 0)
+      return "bad size " + std::to_string(b) + " B: not a whole number of " + std::to_string(element_size) +
+             "-byte elements (--bytes)";
+    counts.push_back(b / element_size);
+  }
+  return {};
 }
 
 // Returns "" or the problem with the command line.
@@ -134,7 +153,10 @@ std::string parse(int argc, char **argv, Options &o, bool &list, bool &help) {
     if (flag == "--help" || flag == "-h") { help = true; continue; }
     if (flag == "--no-check") { o.check = false; continue; }
     if (flag == "--quiet") { o.quiet = true; continue; }
+    if (flag == "--version") { o.version = true; continue; }
+    if (flag == "--allow-single-process") { o.allow_single_process = true; continue; }
     if (flag.rfind("--", 0) != 0) return "unexpected argument '" + flag + "'";
+    if (!takes_value(flag)) return "unknown flag " + flag + " (see --help)";
     if (i + 1 >= argc) return flag + " needs a value";
     const std::string value = argv[++i];
     long long n = 0;
@@ -151,11 +173,13 @@ std::string parse(int argc, char **argv, Options &o, bool &list, bool &help) {
       if (value != "all") o.algorithms = split(value);
       for (const auto &a : o.algorithms)
         if (a.empty()) return "empty algorithm name in --alg '" + value + "'";
-    } else if (flag == "--count") {
-      o.counts.clear();
-      for (const auto &c : split(value))
-        if (!parse_count(c, n)) return "bad count '" + c + "' (a non-negative integer below 2^31; K/M suffixes)";
-        else o.counts.push_back(n);
+    } else if (flag == "--count" || flag == "--bytes") {
+      std::vector<std::int64_t> values;
+      if (std::string e = patcoll::cli::parse_size_list(value, values, 0, 0x7fffffff); !e.empty())
+        return std::string(flag == "--count" ? "bad count" : "bad size") + ": " + e +
+               " (non-negative, below 2^31; K/M/G = 2^10/2^20/2^30; ranges a:b:xK)";
+      (flag == "--count" ? o.counts : o.bytes).assign(values.begin(), values.end());
+      if (flag == "--count") o.bytes.clear();
     } else if (flag == "--dtype") {
       if (value != "float" && value != "double" && value != "int" && value != "long")
         return "unknown datatype '" + value + "' (float, double, int, long)";
@@ -215,7 +239,8 @@ std::string parse(int argc, char **argv, Options &o, bool &list, bool &help) {
   }
   if ((o.op == "band" || o.op == "bor" || o.op == "bxor") && (o.dtype == "float" || o.dtype == "double"))
     return "--op " + o.op + " needs an integer --dtype (int, long)";
-  return {};
+  const int element_size = o.dtype == "double" ? 8 : o.dtype == "long" ? static_cast<int>(sizeof(long)) : 4;
+  return resolve_bytes(o.bytes, element_size, o.counts);
 }
 
 // ---- data -----------------------------------------------------------------
@@ -415,9 +440,67 @@ struct Series {
   bool skipped = false;
   std::string reason;
   std::vector<double> run_time, avg_elapsed;  // valid measured iterations
+  std::vector<double> min_elapsed, max_elapsed;  // over ranks, per valid iteration
+  std::string note;  // printed instead of ok/WRONG (the bound row)
   int dropped = 0;
   bool correct = true;
 };
+
+// The summary table of one (collective, size): OSU/IMB conventions where
+// users expect them (size in bytes with the element count beside it, times
+// in microseconds, min/avg/max over ranks) and the statistics of
+// BENCHMARKS.md (median run time r with its bootstrap 95% CI, ratio of
+// medians to the baseline, permutation-test p-value, repetitions).
+void print_summary(const Options &options, Collective c, int count, const Type &type, int procs, double max_delay,
+                   double window, const std::vector<Series> &series) {
+  const bool movement = c == Collective::scatter || c == Collective::gather;
+  const std::string cname(patcoll::core::to_string(c));
+  const Series *base = nullptr;
+  for (const Series &s : series)
+    if (s.name == options.baseline && !s.skipped && !s.run_time.empty()) base = &s;
+  const double base_median = base ? bench::median(base->run_time) : 0;
+  const std::string root_text = c == Collective::allreduce ? "" : ", root " + std::to_string(options.root);
+  const long long bytes = static_cast<long long>(count) * type.size;
+  std::printf("\n%s, %lld bytes = %d x %s (%s)%s%s%s, %d ranks; pattern %s, max delay %.6g us; sync %s, delay %s, "
+              "PAT %s; %d iterations (+%d warm-up)\n",
+              cname.c_str(), bytes, count, options.dtype.c_str(), human_bytes(static_cast<double>(bytes)).c_str(),
+              movement ? " per rank" : "", movement ? "" : (", " + options.op).c_str(), root_text.c_str(), procs,
+              options.pattern_text.c_str(), max_delay * 1e6, options.window ? "window" : "barrier",
+              options.busy ? "busy" : "sleep", options.pat_source.c_str(), options.iterations, options.warmup);
+  if (options.window) std::printf("window %.6g us per measurement\n", window * 1e6);
+  std::printf("%12s %10s %-20s %5s %14s %27s %32s %9s %8s  %s\n", "size [B]", "count", "algorithm", "reps",
+              "median r [us]", "95% CI of median r [us]", "e min / avg / max [us]",
+              ("/" + options.baseline).substr(0, 9).c_str(), "p", "result");
+  for (const Series &s : series) {
+    if (s.skipped) {
+      std::printf("%12lld %10d %-20s skipped: %s\n", bytes, count, s.name.c_str(), s.reason.c_str());
+      continue;
+    }
+    char ratio[32] = "-", p[32] = "-", reps[16];
+    std::snprintf(reps, sizeof reps, "%zu", s.run_time.size());
+    const std::string dropped = s.dropped ? " (" + std::to_string(s.dropped) + " missed windows dropped)" : "";
+    if (s.run_time.empty()) {
+      std::printf("%12lld %10d %-20s %5s  no valid repetitions%s\n", bytes, count, s.name.c_str(), reps,
+                  dropped.c_str());
+      continue;
+    }
+    const double m = bench::median(s.run_time);
+    const auto ci = bench::bootstrap_median_ci(s.run_time, 0.95, 2000, options.seed);
+    if (base && base_median > 0) {
+      std::snprintf(ratio, sizeof ratio, "%.3f", m / base_median);
+      if (&s != base)
+        std::snprintf(p, sizeof p, "%.4f",
+                      bench::permutation_test_median_ratio(s.run_time, base->run_time, 10000, options.seed));
+    }
+    char elapsed[64];
+    std::snprintf(elapsed, sizeof elapsed, "%.1f / %.1f / %.1f", bench::median(s.min_elapsed) * 1e6,
+                  bench::median(s.avg_elapsed) * 1e6, bench::median(s.max_elapsed) * 1e6);
+    std::printf("%12lld %10d %-20s %5s %14.1f  [%11.1f, %11.1f] %32s %9s %8s  %s%s\n", bytes, count, s.name.c_str(),
+                reps, m * 1e6, ci.low * 1e6, ci.high * 1e6, elapsed, ratio, p,
+                !s.note.empty() ? s.note.c_str() : s.correct ? "ok" : "WRONG",
+                dropped.c_str());
+  }
+}
 
 }  // namespace
 
@@ -427,6 +510,10 @@ int main(int argc, char **argv) {
   const std::string error = parse(argc, argv, options, list, help);
   if (help) {
     std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (options.version) {
+    std::fputs(patcoll::cli::version_text("patcoll-bench").c_str(), stdout);
     return 0;
   }
   if (list) {  // no MPI needed
@@ -450,6 +537,9 @@ int main(int argc, char **argv) {
     return 2;
   };
   if (!error.empty()) return die(error);
+  if (procs == 1 && !options.allow_single_process)
+    return die("1 process (started without mpirun?): nothing to compare; run under mpirun -np P with P >= 2, "
+               "or pass --allow-single-process");
   if (source_kind == bench::PatSourceKind::runtime && provided < MPI_THREAD_MULTIPLE)
     return die("--pat-source runtime needs MPI_THREAD_MULTIPLE, which this MPI library does not provide");
   if (source_kind == bench::PatSourceKind::runtime && options.window)
@@ -655,11 +745,13 @@ int main(int argc, char **argv) {
             Series &s = series[k];
             if (s.skipped) continue;
             bool ok = true, missed = false;
-            double finish = -1e300, first = 1e300, latest = -1e300, sum = 0;
+            double finish = -1e300, first = 1e300, latest = -1e300, sum = 0, fastest = 1e300, slowest = 0;
             for (int r = 0; r < procs; ++r) {
               const double e = at(r, it, k, kElapsed);
               elapsed[static_cast<std::size_t>(r)] = e;
               sum += e;
+              fastest = std::min(fastest, e);
+              slowest = std::max(slowest, e);
               ok &= at(r, it, k, kOk) != 0;
               missed |= at(r, it, k, kMissed) != 0;
               if (options.window) {
@@ -678,6 +770,8 @@ int main(int argc, char **argv) {
             else {
               s.run_time.push_back(run_time);
               s.avg_elapsed.push_back(avg_elapsed);
+              s.min_elapsed.push_back(fastest);
+              s.max_elapsed.push_back(slowest);
             }
             if (out) {
               std::string line = "{\"collective\":" + json_string(cname) + ",\"algorithm\":" + json_string(s.name);
@@ -690,10 +784,11 @@ int main(int argc, char **argv) {
               line += ",\"pattern\":" + json_string(options.pattern_text);
               std::snprintf(buf, sizeof buf,
                             ",\"max_delay_s\":%.9g,\"seed\":%llu,\"sync\":\"%s\",\"delay\":\"%s\",\"pat_source\":\"%s\","
-                            "\"iteration\":%d,\"run_time_s\":%.9g,\"avg_elapsed_s\":%.9g",
+                            "\"iteration\":%d,\"run_time_s\":%.9g,\"avg_elapsed_s\":%.9g,"
+                            "\"min_elapsed_s\":%.9g,\"max_elapsed_s\":%.9g",
                             generator.max_delay(), options.seed, options.window ? "window" : "barrier",
                             options.busy ? "busy" : "sleep", options.pat_source.c_str(), it - options.warmup,
-                            run_time, avg_elapsed);
+                            run_time, avg_elapsed, fastest, slowest);
               line += buf;
               line += ",\"arrivals_s\":" + json_list(pap.data(), procs);
               if (options.window) {
@@ -718,11 +813,14 @@ int main(int argc, char **argv) {
         }
         Series bound_series;
         bound_series.name = "bound";
+        bound_series.note = "(latest arrival + transfer + reduce_local)";
         for (int it = options.warmup; bounded && it < total; ++it) {
           const auto &probe = probes[static_cast<std::size_t>(it)];
           const bench::BoundTimes b = bench::bound_times(paps[static_cast<std::size_t>(it)], probe);
           bound_series.run_time.push_back(b.run_time);
           bound_series.avg_elapsed.push_back(b.average_elapsed);
+          bound_series.min_elapsed.push_back(*std::min_element(b.elapsed.begin(), b.elapsed.end()));
+          bound_series.max_elapsed.push_back(*std::max_element(b.elapsed.begin(), b.elapsed.end()));
           if (out)
             std::fprintf(out,
                          "{\"collective\":%s,\"algorithm\":\"bound\",\"count\":%d,\"bytes\":%lld,\"procs\":%d,"
@@ -741,49 +839,7 @@ int main(int argc, char **argv) {
         if (bounded) series.push_back(bound_series);
         if (out) std::fflush(out);
 
-        // Summary table.
-        const Series *base = nullptr;
-        for (const Series &s : series)
-          if (s.name == options.baseline && !s.skipped && !s.run_time.empty()) base = &s;
-        const double base_median = base ? bench::median(base->run_time) : 0;
-        const std::string root_text = c == Collective::allreduce ? "" : ", root " + std::to_string(options.root);
-        std::printf("\n%s, %d x %s (%s)%s%s%s, %d ranks; pattern %s, max delay %.3g s; sync %s, delay %s, "
-                    "PAT %s; %d iterations (+%d warm-up)\n",
-                    cname.c_str(), count, options.dtype.c_str(), human_bytes(static_cast<double>(count) * type.size).c_str(),
-                    movement ? " per rank" : "", movement ? "" : (", " + options.op).c_str(), root_text.c_str(), procs,
-                    options.pattern_text.c_str(),
-                    generator.max_delay(), options.window ? "window" : "barrier", options.busy ? "busy" : "sleep",
-                    options.pat_source.c_str(), options.iterations, options.warmup);
-        if (options.window) std::printf("window %.3g s per measurement\n", window);
-        std::printf("%-20s %5s %13s %27s %13s %9s %8s  %s\n", "algorithm", "reps", "median r [s]",
-                    "95% CI of median r [s]", "median e [s]", ("/" + options.baseline).substr(0, 9).c_str(), "p",
-                    "result");
-        for (const Series &s : series) {
-          if (s.skipped) {
-            std::printf("%-20s skipped: %s\n", s.name.c_str(), s.reason.c_str());
-            continue;
-          }
-          const double m = bench::median(s.run_time);
-          const auto ci = bench::bootstrap_median_ci(s.run_time, 0.95, 2000, options.seed);
-          char ratio[32] = "-", p[32] = "-", reps[16];
-          if (base && base_median > 0 && !s.run_time.empty()) {
-            std::snprintf(ratio, sizeof ratio, "%.3f", m / base_median);
-            if (&s != base)
-              std::snprintf(p, sizeof p, "%.4f",
-                            bench::permutation_test_median_ratio(s.run_time, base->run_time, 10000, options.seed));
-          }
-          std::snprintf(reps, sizeof reps, "%zu", s.run_time.size());
-          if (s.run_time.empty()) {
-            std::printf("%-20s %5s  no valid repetitions%s\n", s.name.c_str(), reps,
-                        s.dropped ? (" (" + std::to_string(s.dropped) + " missed windows dropped)").c_str() : "");
-            continue;
-          }
-          std::printf("%-20s %5s %13.6f  [%11.6f, %11.6f] %13.6f %9s %8s  %s%s\n", s.name.c_str(), reps, m, ci.low,
-                      ci.high, bench::median(s.avg_elapsed), ratio, p,
-                      &s == &series.back() && bounded ? "(latest arrival + transfer + reduce_local)"
-                                                      : (s.correct ? "ok" : "WRONG"),
-                      s.dropped ? (" (" + std::to_string(s.dropped) + " missed windows dropped)").c_str() : "");
-        }
+        print_summary(options, c, count, type, procs, generator.max_delay(), window, series);
         std::fflush(stdout);
         for (const Series &s : series) every_ok &= s.correct ? 1 : 0;
       }

@@ -6,19 +6,22 @@
 //   β: the slope of that round time between 8 B and --bytes;
 //   γ: MPI_Reduce_local(MPI_SUM) on floats on every rank at once, seconds
 //      per byte (slowest rank).
-// Each is the median of --repetitions measurements. With one rank only γ
-// is measured and α, β keep the built-in values.
+// Each is the median of --repetitions measurements. With one rank α and β
+// cannot be measured: it refuses (exit 2) rather than write the built-in
+// values as if measured.
 //
 //   mpirun -np 2 patcoll-calibrate --out model.txt
 //   PATCOLL_MODEL=model.txt mpirun -np 8 my_program
 #include <mpi.h>
 
 #include <algorithm>
+#include <utility>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "cli.hpp"
 #include "core/cost.hpp"
 
 namespace {
@@ -62,42 +65,59 @@ double reduce_local_per_byte(int count, int repetitions) {
 
 }  // namespace
 
+const char *const kUsage =
+    "usage: mpirun -np P patcoll-calibrate [--out FILE] [--bytes N] [--repetitions N] | --help | --version\n"
+    "Measures the Hockney model (alpha, beta, gamma) on P >= 2 processes and writes a PATCOLL_MODEL file.\n"
+    "  --out FILE         the model file (default patcoll-model.txt)\n"
+    "  --bytes N          large message for beta, 1K .. 1G (K/M/G = 2^10/2^20/2^30; default 1M)\n"
+    "  --repetitions N    measurements per value, 1 .. 100000 (default 50); the median is kept\n"
+    "Bad input: one line on stderr, exit code 2. With one process alpha and beta cannot be measured:\n"
+    "refused (exit 2), nothing written.\n";
+
 int main(int argc, char **argv) {
   std::string out = "patcoll-model.txt";
   int bytes = 1 << 20, repetitions = 50;
-  std::string error;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) {
-      error = flag + " needs a value";
-      break;
+  {  // before MPI_Init: every rank says it and exits (tools/common/cli.hpp)
+    patcoll::cli::Arguments arguments("patcoll-calibrate", kUsage, argc, argv);
+    std::string flag;
+    while (arguments.next(flag)) {
+      if (flag == "--out") out = arguments.value();
+      else if (flag == "--bytes") bytes = static_cast<int>(arguments.size(1024, 1 << 30));
+      else if (flag == "--repetitions") repetitions = static_cast<int>(arguments.integer(1, 100000));
+      else arguments.unknown();
     }
-    const std::string value = argv[++i];
-    if (flag == "--out") out = value;
-    else if (flag == "--bytes") bytes = std::atoi(value.c_str());
-    else if (flag == "--repetitions") repetitions = std::atoi(value.c_str());
-    else error = "unknown flag " + flag + " (--out FILE, --bytes N, --repetitions N)";
-  }
-  if (error.empty() && (bytes < 1024 || repetitions < 1)) error = "--bytes must be at least 1024 and --repetitions at least 1";
-  if (!error.empty()) {  // before MPI_Init: every rank says it and exits
-    std::fprintf(stderr, "patcoll-calibrate: %s\n", error.c_str());
-    return 2;
   }
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) {  // the built-in alpha/beta would look measured: write nothing
+    if (rank == 0)
+      std::fprintf(stderr, "patcoll-calibrate: 1 process: alpha and beta need at least 2 (mpirun -np 2 or more); "
+                           "nothing written\n");
+    MPI_Finalize();
+    return 2;
+  }
   patcoll::core::CostModel model;
-  if (size >= 2) {
+  {
     const double small = ring_round(rank, size, 8, repetitions);
     const double large = ring_round(rank, size, bytes, repetitions);
     model.alpha = small;
-    model.beta = std::max(0.0, (large - small) / (bytes - 8));
+    model.beta = (large - small) / (bytes - 8);
   }
   const double gamma = reduce_local_per_byte(bytes / static_cast<int>(sizeof(float)), repetitions);
   MPI_Bcast(&model.alpha, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Bcast(&model.beta, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Reduce(&gamma, &model.gamma, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  // The library takes only positive values (docs/agreement.md): a slope lost
+  // in the noise is written as a tiny positive value, and said so.
+  if (rank == 0) {
+    for (auto [name, value] : {std::pair<const char *, double *>{"beta", &model.beta}, {"gamma", &model.gamma}})
+      if (!(*value > 0)) {
+        std::fprintf(stderr, "patcoll-calibrate: %s measured as %g (noise); written as 1e-13\n", name, *value);
+        *value = 1e-13;
+      }
+  }
   int status = 0;
   if (rank == 0) {
     const std::string text = patcoll::core::format_cost_model(model);

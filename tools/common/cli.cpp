@@ -243,14 +243,15 @@ double Arguments::seconds() {
   return out;
 }
 
-Progress::Progress(std::string tool, std::int64_t total, bool enabled)
-    : tool_(std::move(tool)), total_(total), enabled_(enabled), start_(std::chrono::steady_clock::now()),
-      last_(start_) {}
+Progress::Progress(std::string tool, std::int64_t total, bool enabled, double interval)
+    : tool_(std::move(tool)), total_(total), enabled_(enabled), interval_(interval),
+      start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 void Progress::step(std::int64_t done) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::seconds(1)) return;
+  const std::chrono::duration<double> interval(interval_);
+  if (now - start_ < interval || (printed_ && now - last_ < interval)) return;
   last_ = now;
   printed_ = true;
   const double elapsed = std::chrono::duration<double>(now - start_).count();

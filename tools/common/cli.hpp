@@ -86,10 +86,11 @@ class Arguments {
 };
 
 // Progress of a long sweep on stderr: "<tool>: 120/400 cases (30%), 4 s",
-// at most once a second and only once the sweep has run for a second.
+// at most once every `interval` seconds and only once the sweep has run
+// that long (interval 0: after every case, for tests).
 class Progress {
  public:
-  Progress(std::string tool, std::int64_t total, bool enabled = true);
+  Progress(std::string tool, std::int64_t total, bool enabled = true, double interval = 1.0);
   void step(std::int64_t done);
   void finish();
 
@@ -98,6 +99,7 @@ class Progress {
   std::int64_t total_;
   bool enabled_;
   bool printed_ = false;
+  double interval_;
   std::chrono::steady_clock::time_point start_, last_;
 };
 

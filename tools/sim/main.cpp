@@ -77,6 +77,7 @@ Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one
   --no-header           omit the CSV header
   --list                list the algorithms and exit
   --quiet               no progress lines on stderr (printed for sweeps over 1 s)
+  --progress SECONDS    seconds between progress lines (default 1)
   --help, --version
 Numbers follow tools/common/cli.hpp: malformed values, overflow and unknown
 options are one line on stderr and exit code 2.
@@ -205,6 +206,7 @@ int run(int argc, char **argv) {
   int root = 0;
   std::vector<int> radix;
   bool commutative = true, header = true, list = false, quiet = false;
+  double progress_interval = 1.0;
   std::uint64_t seed = 1;
   SimulateOptions options;
   ClairvoyantJoin clairvoyant_join = ClairvoyantJoin::before_round_end;
@@ -231,6 +233,9 @@ int run(int argc, char **argv) {
       return 0;
     } else if (arg == "--quiet") {
       quiet = true;
+    } else if (arg == "--progress") {
+      progress_interval = parse_double(value());
+      if (progress_interval < 0) fail("--progress must not be negative");
     } else if (arg == "--collective") {
       if (!parse_collective(value(), collective)) fail("unknown collective '" + std::string(argv[i]) + "'");
     } else if (arg == "--algorithms" || arg == "--algorithm") {
@@ -362,7 +367,7 @@ int run(int argc, char **argv) {
   const std::int64_t total = static_cast<std::int64_t>(selected.size() * procs_list.size() * size_list.size() *
                                                        segment_list.size() * alphas.size() * betas.size() *
                                                        gammas.size() * paps.size());
-  patcoll::cli::Progress progress("patcoll-sim", total, !quiet);
+  patcoll::cli::Progress progress("patcoll-sim", total, !quiet, progress_interval);
   std::int64_t done = 0;
   for (const Algorithm *algorithm : selected)
     for (std::int64_t procs : procs_list)

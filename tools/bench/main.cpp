@@ -826,13 +826,14 @@ int main(int argc, char **argv) {
                          "{\"collective\":%s,\"algorithm\":\"bound\",\"count\":%d,\"bytes\":%lld,\"procs\":%d,"
                          "\"pattern\":%s,\"max_delay_s\":%.9g,\"iteration\":%d,\"run_time_s\":%.9g,"
                          "\"avg_elapsed_s\":%.9g,\"arrivals_s\":%s,\"elapsed_s\":%s,\"transfer_s\":%.9g,"
-                         "\"reduce_local_s\":%.9g,\"dtype\":\"%s\",\"op\":\"%s\",\"root\":%d,\"seed\":%llu,"
+                         "\"reduce_local_s\":%.9g,\"min_elapsed_s\":%.9g,\"max_elapsed_s\":%.9g,\"dtype\":\"%s\",\"op\":\"%s\",\"root\":%d,\"seed\":%llu,"
                          "\"sync\":\"barrier\",\"delay\":\"%s\",\"pat_source\":\"%s\",\"correct\":true}\n",
                          json_string(cname).c_str(), count, static_cast<long long>(count) * type.size, procs,
                          json_string(options.pattern_text).c_str(), generator.max_delay(), it - options.warmup,
                          b.run_time, b.average_elapsed,
                          json_list(paps[static_cast<std::size_t>(it)].data(), procs).c_str(),
                          json_list(b.elapsed.data(), procs).c_str(), probe.transfer, probe.reduce_local,
+                         bound_series.min_elapsed.back(), bound_series.max_elapsed.back(),
                          options.dtype.c_str(), options.op.c_str(), options.root, options.seed,
                          options.busy ? "busy" : "sleep", options.pat_source.c_str());
         }

@@ -11,6 +11,15 @@ One row of three panels per collective:
   3. distribution of run times per algorithm (box plot) at the largest
      size and delay.
 Repetitions flagged window_missed are left out, as in the bench's table.
+Error bars are the interquartile range (25th to 75th percentile) of the run
+time r over the iterations (said on the figure); the dashed grey line is the
+delay D, the dashed black one the measured `bound` row (latest arrival +
+one transfer + one reduction) where the file has it. With a single message
+size the ratio panel is a bar per algorithm.
+
+Bad input (a missing or unreadable file, a line that is not a patcoll-bench
+record, a baseline that is not in the results) is one line on stderr,
+"plot.py: ...", and exit code 2.
 """
 import argparse
 import collections
@@ -20,17 +29,36 @@ import sys
 import numpy as np
 
 
+NEEDED = {"collective": str, "algorithm": str, "count": int, "procs": int, "max_delay_s": (int, float),
+          "run_time_s": (int, float)}
+BOUND = "bound"  # the bench's measured limit row, drawn as a line, not as an algorithm
+
+
+class BadInput(Exception):
+    """What plot.py refuses; main() prints it as one line and exits 2."""
+
+
 def load(paths):
     records = []
     for path in paths:
-        with open(path) as f:
+        try:
+            f = open(path)
+        except OSError as e:
+            raise BadInput("cannot read %s: %s" % (path, e.strerror or e))
+        with f:
             for number, line in enumerate(f, 1):
                 if not line.strip():
                     continue
                 try:
                     obj = json.loads(line)
                 except ValueError as e:
-                    raise SystemExit("plot.py: %s line %d: not JSON (%s)" % (path, number, e))
+                    raise BadInput("%s line %d: not JSON (%s)" % (path, number, e))
+                if not isinstance(obj, dict):
+                    raise BadInput("%s line %d: not a patcoll-bench record (a JSON object)" % (path, number))
+                for key, kind in NEEDED.items():
+                    if key not in obj or isinstance(obj[key], bool) or not isinstance(obj[key], kind):
+                        raise BadInput("%s line %d: not a patcoll-bench record ('%s' missing or not a %s)"
+                                       % (path, number, key, "number" if kind != str else "string"))
                 if not obj.get("window_missed", False):
                     records.append(obj)
     return records
@@ -78,12 +106,16 @@ def plot(records, output, baseline="native"):
 
     grouped = group(records)
     if not grouped:
-        raise SystemExit("plot.py: no records to plot")
+        raise BadInput("no records to plot")
+    algorithms = sorted({r["algorithm"] for r in records})
+    if baseline not in algorithms:
+        raise BadInput("baseline '%s' is not in the results (algorithms: %s)" % (baseline, ", ".join(algorithms)))
     rows = len(grouped)
     fig, axes = plt.subplots(rows, 3, figsize=(17, 4.8 * rows), squeeze=False)
     for row, (coll, cells) in enumerate(sorted(grouped.items())):
-        algs = algorithms_in_order(cells)
+        algs = [a for a in algorithms_in_order(cells) if a != BOUND]
         colors = {a: plt.cm.tab20(i % 20) for i, a in enumerate(algs)}
+        colors[BOUND] = "black"
         count = max(c for (c, _, _) in cells)
         delay = max(d for (_, d, _) in cells)
         procs = max(r["procs"] for r in records if r["collective"] == coll)
@@ -98,9 +130,16 @@ def plot(records, output, baseline="native"):
             ax.bar(range(len(names)), med, yerr=err, capsize=3, color=[colors[a] for a in names])
             ax.set_xticks(range(len(names)))
             ax.set_xticklabels(names, rotation=60, fontsize=7)
-            ax.set_ylabel("median run time [ms]")
+            ax.set_ylabel("median run time [ms] (bars: IQR)")
             ax.set_title("%s, %d elements, P=%d, D=%.3g ms: run time" % (coll, count, procs, delay * 1e3))
             ax.grid(alpha=0.3, axis="y")
+            if delay > 0:
+                ax.axhline(delay * 1e3, color="grey", linestyle="--", linewidth=1, label="D")
+            if cells.get((count, delay, BOUND)):
+                ax.axhline(np.median(cells[(count, delay, BOUND)]) * 1e3, color="black", linestyle="--",
+                           linewidth=1, label="bound")
+            if delay > 0 or cells.get((count, delay, BOUND)):
+                ax.legend(fontsize=7)
         for alg in algs if len(delays) > 1 else []:
             points = sorted((d, v) for (c, d, a), v in cells.items() if a == alg and c == count)
             if not points:
@@ -112,35 +151,55 @@ def plot(records, output, baseline="native"):
             ax.errorbar(x, med, yerr=[lo, hi], marker="o", capsize=3, label=alg, color=colors[alg],
                         linewidth=2.5 if alg == baseline else 1.2)
         if len(delays) > 1:
+            bound = sorted((d, v) for (c, d, a), v in cells.items() if a == BOUND and c == count)
+            if bound:
+                ax.plot([d * 1e3 for d, _ in bound], [np.median(v) * 1e3 for _, v in bound], "k--", label="bound")
+            ax.plot([delays[0] * 1e3, delays[-1] * 1e3], [delays[0] * 1e3, delays[-1] * 1e3], color="grey",
+                    linestyle="--", linewidth=1, label="r = D")
             ax.set_xlabel("max delay D [ms]")
-            ax.set_ylabel("median run time [ms]")
+            ax.set_ylabel("median run time [ms] (bars: IQR)")
             ax.set_title("%s, %d elements, P=%d: run time vs delay" % (coll, count, procs))
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7, ncol=2)
 
         ax = axes[row][1]
-        for alg, points in ratios(cells, baseline).items():
+        points_by_alg = ratios(cells, baseline)
+        sizes = sorted({c for points in points_by_alg.values() for c, _ in points})
+        if len(sizes) == 1:  # one message size: a bar per algorithm
+            names = [a for a in algs + [BOUND] if points_by_alg.get(a)]
+            ax.bar(range(len(names)), [points_by_alg[a][0][1] for a in names], color=[colors[a] for a in names])
+            ax.set_xticks(range(len(names)))
+            ax.set_xticklabels(names, rotation=60, fontsize=7)
+            ax.set_xlabel("algorithm (count %d elements)" % sizes[0])
+        for alg, points in points_by_alg.items() if len(sizes) > 1 else []:
             xs = [c for c, _ in points]
             ys = [q for _, q in points]
-            ax.plot(xs, ys, marker="o", label=alg, color=colors[alg], linewidth=2.5 if alg == baseline else 1.2)
+            ax.plot(xs, ys, marker="o", label=alg, color=colors[alg], linewidth=2.5 if alg == baseline else 1.2,
+                    linestyle="--" if alg == BOUND else "-")
         ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.set_xscale("log")
-        ax.set_xlabel("count [elements]")
+        if len(sizes) > 1:
+            ax.set_xscale("log")
+            ax.set_xlabel("count [elements]")
+            ax.legend(fontsize=7, ncol=2)
         ax.set_ylabel("median run time / median %s" % baseline)
         ax.set_title("%s: ratio to %s, D=%.3g ms" % (coll, baseline, delay * 1e3))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, ncol=2)
 
         ax = axes[row][2]
         data = [np.array(cells[(count, delay, a)]) * 1e3 for a in algs if cells.get((count, delay, a))]
         names = [a for a in algs if cells.get((count, delay, a))]
         if data:
             ax.boxplot(data, labels=names, vert=True, showfliers=True)
+        if delay > 0:
+            ax.axhline(delay * 1e3, color="grey", linestyle="--", linewidth=1)
         ax.set_ylabel("run time [ms]")
-        ax.set_title("%s: distribution, %d elements, D=%.3g ms" % (coll, count, delay * 1e3))
+        ax.set_title("%s: distribution, %d elements, D=%.3g ms (dashed: D)" % (coll, count, delay * 1e3))
         ax.tick_params(axis="x", rotation=60, labelsize=7)
         ax.grid(alpha=0.3, axis="y")
-    fig.tight_layout()
+    fig.text(0.5, 0.005, "run time r = max(a_i + e_i) - min(a); points and bars: median over iterations; "
+             "error bars: interquartile range (25th-75th percentile) over iterations; dashed grey: the delay D; "
+             "dashed black: bound (latest arrival + one transfer + one reduction)", ha="center", fontsize=8)
+    fig.tight_layout(rect=(0, 0.02, 1, 1))
     fig.savefig(output, dpi=90)
     plt.close(fig)
     return output
@@ -152,7 +211,11 @@ def main(argv=None):
     parser.add_argument("-o", "--output", required=True, help="PNG to write")
     parser.add_argument("--baseline", default="native", help="algorithm the ratios divide by (default native)")
     args = parser.parse_args(argv)
-    plot(load(args.results), args.output, args.baseline)
+    try:
+        plot(load(args.results), args.output, args.baseline)
+    except BadInput as e:
+        print("plot.py: %s" % e, file=sys.stderr)
+        return 2
     print(args.output)
     return 0
 

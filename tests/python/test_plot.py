@@ -63,6 +63,47 @@ class PlotTest(unittest.TestCase):
             plot.plot(records, out)
             self.assertGreater(os.path.getsize(out), 1000)
 
+    def run_main(self, argv):
+        import contextlib
+        import io
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = plot.main(argv)
+        return code, [line for line in err.getvalue().splitlines() if line.strip()]
+
+    def test_bad_input_is_one_clear_line_and_exit_code_2(self):
+        with tempfile.TemporaryDirectory() as d:
+            good = os.path.join(d, "good.jsonl")
+            with open(good, "w") as f:
+                f.write(json.dumps(record("reduce", "native", 10, 0.0, 0, 1.0)) + "\n")
+            wrong = os.path.join(d, "wrong.jsonl")
+            with open(wrong, "w") as f:
+                f.write(json.dumps({"collective": "reduce", "algorithm": "native"}) + "\n")
+            listed = os.path.join(d, "list.jsonl")
+            with open(listed, "w") as f:
+                f.write("[1, 2]\n")
+            out = os.path.join(d, "out.png")
+            for argv, says in (([os.path.join(d, "missing.jsonl"), "-o", out], "cannot read"),
+                               ([wrong, "-o", out], "not a patcoll-bench record"),
+                               ([listed, "-o", out], "not a patcoll-bench record"),
+                               ([good, "-o", out, "--baseline", "nosuch"], "baseline 'nosuch' is not in the results")):
+                code, lines = self.run_main(argv)
+                self.assertEqual(code, 2, argv)
+                self.assertEqual(len(lines), 1, lines)
+                self.assertTrue(lines[0].startswith("plot.py: ") and says in lines[0], lines[0])
+                self.assertFalse(os.path.exists(out))
+
+    def test_a_single_size_with_a_bound_row_makes_a_png(self):
+        records = [r for r in synthetic() if r["count"] == 1000 and r["max_delay_s"] == 0.02]
+        records += [record(r["collective"], "bound", 1000, 0.02, r["iteration"], 0.021) for r in records
+                    if r["algorithm"] == "native"]
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.png")
+            plot.plot(records, out)
+            self.assertGreater(os.path.getsize(out), 1000)
+        ratios = plot.ratios(plot.group(records)["reduce"], "native")
+        self.assertEqual(len(ratios["fast"]), 1)  # one size: one bar per algorithm
+
     def test_command_line_needs_an_output(self):
         with self.assertRaises(SystemExit):
             plot.main(["x.jsonl"])

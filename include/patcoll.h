@@ -135,30 +135,85 @@ int PAT_Get_arrivals(double *arrivals);
  * its last completed phase (seconds; NaN when there is none yet). */
 int PAT_Get_prediction(double *predicted, double *measured);
 
-/* Background collectives ([PS] Figs. 6, 8, 10, 12; docs/runtime.md): a
- * persistent-collective-style handle on the runtime's communicator.
- * Scatter "bsln" / "bsbn" (the slin / sbn patterns with every non-root's
- * part in the background thread); gather "bsls" / "bsbn" (sls / sbn with
- * the root's part in the background thread). *_init is collective, called
- * outside a phase; contiguous datatypes only; no MPI_IN_PLACE for gathers.
- * Per use, on every rank: PAT_Start(handle) before the phase's edge, then
- * PAT_Run(handle) after it. After the edge the background thread runs its
- * part (so a non-root scatter receiver may receive into recvbuf, and a
- * gather root into recvbuf, while still computing: do not touch those
- * buffers between the edge and PAT_Run); PAT_Run is the collective call
- * itself (the scatter root's / gather non-roots' part, or waiting for the
- * background part). A started handle must be PAT_Run before the next edge
- * (else that PAT_Edge is MPI_ERR_OTHER). PAT_Run without PAT_Start, or
- * without an edge since PAT_Start, runs everything in the foreground. Free
- * the handles before PAT_Finalize (else MPI_ERR_OTHER). */
+/* ---- Non-blocking and persistent collectives (docs/executor.md) ---------
+ * A PAT_Handle stands for one collective in flight (non-blocking) or one
+ * collective set up once and started many times (persistent, MPI-4 style:
+ * the Program, the buffers and the memory are fixed once, which is what
+ * iterative applications need). Completion: PAT_Wait (blocks) or PAT_Test
+ * (never blocks; *flag = 1 when complete). A non-blocking collective's
+ * handle is freed by the PAT_Wait / successful PAT_Test that completes it
+ * (*handle becomes NULL, as MPI_Wait sets MPI_REQUEST_NULL); PAT_Wait and
+ * PAT_Test on NULL return at once. A persistent one stays until
+ * PAT_Handle_free (not while started and not completed: MPI_ERR_OTHER).
+ * Progress is made inside PAT_Test / PAT_Wait and, when the PAT runtime is
+ * initialised, by its background thread (user ops may then be called from
+ * that thread). Same argument checks, error codes and algorithm selection
+ * as the blocking calls; the *_with variants name the algorithm, and a
+ * persistent collective also takes it from the info key
+ * "patcoll_algorithm". Starts on a communicator must come in the same
+ * order on every rank, as MPI requires for collectives. */
 typedef struct PAT_Handle_s *PAT_Handle;
-int PAT_Scatter_init(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+
+int PAT_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, PAT_Handle *handle);
+int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   PAT_Handle *handle);
+int PAT_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Ireduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Iallreduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Iscatter_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Igather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
-int PAT_Gather_init(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+
+/* Persistent: collective over comm (like the MPI-4 MPI_Reduce_init & co.). */
+int PAT_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                    MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, PAT_Handle *handle);
+int PAT_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Reduce_init_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Allreduce_init_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Scatter_init_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                          PAT_Handle *handle);
+int PAT_Gather_init_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                         PAT_Handle *handle);
+
 int PAT_Start(PAT_Handle handle);
-int PAT_Run(PAT_Handle handle);
+int PAT_Wait(PAT_Handle *handle);
+int PAT_Test(PAT_Handle *handle, int *flag);
 int PAT_Handle_free(PAT_Handle *handle);
+
+/* Background collectives ([PS] Figs. 6, 8, 10, 12; docs/runtime.md) are
+ * persistent collectives named "bsln" / "bsbn" (PAT_Scatter_init) and
+ * "bsls" / "bsbn" (PAT_Gather_init) on the PAT runtime's communicator:
+ * the slin / sbn / sls Programs with every non-root's part (scatter) or
+ * the root's part (gather) run by the runtime's thread right after the
+ * exchange at the edge. Contiguous datatypes only; no MPI_IN_PLACE for
+ * gathers; init collective and outside a phase. Per use, on every rank:
+ * PAT_Start(handle) before the phase's edge, PAT_Wait(&handle) after it
+ * (do not touch the buffers in between). A started handle must be waited
+ * for before the next edge (else that PAT_Edge is MPI_ERR_OTHER); PAT_Start
+ * twice is MPI_ERR_OTHER. Free them before PAT_Finalize.
+ *
+ * PAT_Run(handle): start (if not started) and wait in one call; for a
+ * background collective, the whole collective in the foreground when it
+ * was not started or no edge came since. Kept because it is the [PS]
+ * papers' name for the call after the edge, and code written against
+ * patcoll 0.1 uses it. */
+int PAT_Run(PAT_Handle handle);
 
 /* A description of the last error returned on the calling thread ("" if
  * none). */

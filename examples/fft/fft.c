@@ -23,7 +23,7 @@
  *
  * Gathers: foreground ones by name (PAT_Gather_with: lin, ls, bnom, sls,
  * sbn, native, auto, ...), the background ones bsls/bsbn with a handle
- * (PAT_Gather_init / PAT_Start / PAT_Run), and `mpi`: a plain MPI_Gather
+ * (PAT_Gather_init_with / PAT_Start / PAT_Run), and `mpi`: a plain MPI_Gather
  * with no PAT call at all (the mode that the preload shim serves). The PAT
  * runtime marks every phase (ProcessingStart, Edge at half the transforms,
  * ProcessingEnd) for every algorithm except `mpi`, so the classic ones pay
@@ -187,8 +187,8 @@ int main(int argc, char **argv) {
       const char *alg = algs[a];
       const int plain = is_plain_mpi(alg), background = is_background(alg);
       PAT_Handle handle = NULL;
-      if (background && PAT_Gather_init(alg, part_out, gather_count, MPI_DOUBLE, gathered, gather_count, MPI_DOUBLE, 0,
-                                        MPI_COMM_WORLD, &handle) != MPI_SUCCESS) {
+      if (background && PAT_Gather_init_with(alg, part_out, gather_count, MPI_DOUBLE, gathered, gather_count, MPI_DOUBLE, 0,
+                                        MPI_COMM_WORLD, MPI_INFO_NULL, &handle) != MPI_SUCCESS) {
         fprintf(stderr, "rank %d: PAT_Gather_init(%s): %s\n", rank, alg, PAT_Last_error());
         MPI_Abort(MPI_COMM_WORLD, 1);
       }

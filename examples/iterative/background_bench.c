@@ -44,8 +44,8 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   PAT_Handle bsln, bsls;
-  PAT_Scatter_init("bsln", whole, block, MPI_FLOAT, own, block, MPI_FLOAT, 0, MPI_COMM_WORLD, &bsln);
-  PAT_Gather_init("bsls", own, block, MPI_FLOAT, whole, block, MPI_FLOAT, 0, MPI_COMM_WORLD, &bsls);
+  PAT_Scatter_init_with("bsln", whole, block, MPI_FLOAT, own, block, MPI_FLOAT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &bsln);
+  PAT_Gather_init_with("bsls", own, block, MPI_FLOAT, whole, block, MPI_FLOAT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &bsls);
   for (int r = 0; r < rounds; ++r) {
     for (int a = 0; a < ALGS; ++a) {
       srand(7919u * (unsigned)r + 104729u * (unsigned)rank + 1u);

@@ -23,6 +23,7 @@
 #include "mpi/datatype.hpp"
 #include "mpi/error.hpp"
 #include "mpi/executor.hpp"
+#include "mpi/handle.hpp"
 #include "mpi/op_check.hpp"
 #include "mpi/registry.hpp"
 
@@ -212,13 +213,7 @@ std::shared_ptr<CachedProgram> program_for(CommState &state, const Entry &entry,
   return state.programs.insert(std::move(key), core::build_rank(*entry.algorithm, params, state.rank));
 }
 
-// Runs a cached Program with one of its kept workspaces.
-int run_cached(CachedProgram &cached, const ExecutionBuffers &buffers, const ExecutionContext &context) {
-  std::unique_ptr<Workspace> workspace = cached.acquire();
-  const int rc = execute(cached.program, cached.shape, buffers, context, *workspace);
-  cached.release(std::move(workspace));
-  return rc;
-}
+
 
 // PATCOLL_MODEL names a cost-model file (patcoll-calibrate writes one); it
 // is read once. A file that cannot be read or parsed is reported once on
@@ -278,15 +273,20 @@ int check_buffer(const void *buffer, int count, const TypeInfo &type, const char
   return MPI_SUCCESS;
 }
 
-int reduction(Collective collective, const char *algorithm, const void *sendbuf, void *recvbuf, int count,
-              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+// A reduction's start: the checks, the selection and the Program of the
+// call, into `run` (handle.hpp), which the blocking call runs at once and a
+// non-blocking or persistent one keeps.
+int prepare_reduction(Collective collective, const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, Run &run) {
   set_last_error({});
+  run.kind = Run::Kind::nothing;
+  run.native = NativeCall{collective, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, root, comm};
   CommState *state = nullptr;
   bool inter = false;
   if (int rc = common_checks(comm, state, inter); rc != MPI_SUCCESS) return rc;
   if (inter) {  // intercommunicators: the MPI library's own
-    return collective == Collective::reduce ? PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm)
-                                            : PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    run.kind = Run::Kind::native;
+    return MPI_SUCCESS;
   }
   const bool is_root = collective == Collective::allreduce || state->rank == root;
   if (count < 0) return fail(MPI_ERR_COUNT, "count is negative (" + std::to_string(count) + ")");
@@ -324,8 +324,8 @@ int reduction(Collective collective, const char *algorithm, const void *sendbuf,
   const Entry *entry = nullptr;
   if (int rc = select(*state, collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
   if (entry->native()) {
-    return collective == Collective::reduce ? PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm)
-                                            : PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    run.kind = Run::Kind::native;
+    return MPI_SUCCESS;
   }
   const int tag = state->next_tag();
   if (count == 0 || state->size == 1) {
@@ -335,55 +335,59 @@ int reduction(Collective collective, const char *algorithm, const void *sendbuf,
     }
     return MPI_SUCCESS;
   }
-  const std::shared_ptr<CachedProgram> program = program_for(*state, *entry, params);
-  ExecutionContext context{state->comm, tag, op, type};
-  ExecutionBuffers buffers{in_place ? recvbuf : sendbuf, recvbuf};
-  return run_cached(*program, buffers, context);
+  run.kind = Run::Kind::program;
+  run.program = program_for(*state, *entry, params);
+  run.state = state;
+  run.reusable = !(entry->restrictions & core::pap_aware);
+  run.context = ExecutionContext{state->comm, tag, op, type};
+  run.buffers = ExecutionBuffers{in_place ? recvbuf : sendbuf, recvbuf};
+  return MPI_SUCCESS;
+}
+
+int reduction(Collective collective, const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  Run run;
+  if (int rc = prepare_reduction(collective, algorithm, sendbuf, recvbuf, count, datatype, op, root, comm, run);
+      rc != MPI_SUCCESS)
+    return rc;
+  return run_blocking(run);
 }
 
 // Scatter and gather run in bytes: one IR element is one byte of a rank's
 // block, so the send and receive datatypes may differ (matching
 // signatures). A buffer whose datatype is not dense is packed before and
 // unpacked after the run.
-struct ByteView {
-  std::vector<char> packed;
-  void *bytes = nullptr;  // what the executor addresses
-};
-
-int pack_view(const void *buffer, int count, const TypeInfo &type, ByteView &view, bool copy_in) {
+// `packed` holds the bytes of a non-dense buffer (kept in the Run while it
+// is active; its heap storage does not move with the Run).
+int pack_view(const void *buffer, int count, const TypeInfo &type, std::vector<char> &packed, void *&bytes_out,
+              bool copy_in) {
   if (type.dense) {
-    view.bytes = const_cast<char *>(static_cast<const char *>(buffer)) + type.true_lb;
+    bytes_out = const_cast<char *>(static_cast<const char *>(buffer)) + type.true_lb;
     return MPI_SUCCESS;
   }
   int bytes = 0;
   PATCOLL_MPI_CHECK(MPI_Pack_size(count, type.type, MPI_COMM_SELF, &bytes));
-  view.packed.assign(static_cast<std::size_t>(bytes), 0);
-  view.bytes = view.packed.data();
+  packed.resize(static_cast<std::size_t>(bytes));
+  bytes_out = packed.data();
   if (copy_in) {
     int position = 0;
-    PATCOLL_MPI_CHECK(MPI_Pack(buffer, count, type.type, view.packed.data(), bytes, &position, MPI_COMM_SELF));
+    PATCOLL_MPI_CHECK(MPI_Pack(buffer, count, type.type, packed.data(), bytes, &position, MPI_COMM_SELF));
   }
   return MPI_SUCCESS;
 }
 
-int unpack_view(ByteView &view, void *buffer, int count, const TypeInfo &type) {
-  if (type.dense || count == 0) return MPI_SUCCESS;
-  int position = 0;
-  PATCOLL_MPI_CHECK(MPI_Unpack(view.packed.data(), static_cast<int>(view.packed.size()), &position, buffer, count,
-                               type.type, MPI_COMM_SELF));
-  return MPI_SUCCESS;
-}
-
-int movement(Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
-             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int prepare_movement(Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, Run &run) {
   set_last_error({});
+  run.kind = Run::Kind::nothing;
+  run.native = NativeCall{collective, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm};
   CommState *state = nullptr;
   bool inter = false;
   if (int rc = common_checks(comm, state, inter); rc != MPI_SUCCESS) return rc;
   auto native = [&] {
-    return collective == Collective::scatter
-               ? PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
-               : PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    run.kind = Run::Kind::native;
+    return MPI_SUCCESS;
   };
   if (inter) return native();
   if (root < 0 || root >= state->size)
@@ -440,32 +444,65 @@ int movement(Collective collective, const char *algorithm, const void *sendbuf, 
   const int tag = state->next_tag();
   if (block == 0) return MPI_SUCCESS;
 
-  ByteView own_view, whole_view;
+  void *own_bytes = nullptr, *whole_bytes = nullptr;
   if (!in_place)
-    if (int rc = pack_view(own_buffer, own_count, own, own_view, !scatter); rc != MPI_SUCCESS) return rc;
+    if (int rc = pack_view(own_buffer, own_count, own, run.own_pack, own_bytes, !scatter); rc != MPI_SUCCESS) return rc;
   if (is_root)
-    if (int rc = pack_view(whole_buffer, whole_count * state->size, whole, whole_view, scatter || in_place);
+    if (int rc = pack_view(whole_buffer, whole_count * state->size, whole, run.whole_pack, whole_bytes,
+                           scatter || in_place);
         rc != MPI_SUCCESS)
       return rc;
-  ExecutionBuffers buffers;
+  ExecutionBuffers &buffers = run.buffers;
   if (scatter) {
-    buffers.send = whole_view.bytes;
-    buffers.recv = in_place ? static_cast<char *>(whole_view.bytes) + block * root : own_view.bytes;
+    buffers.send = whole_bytes;
+    buffers.recv = in_place ? static_cast<char *>(whole_bytes) + block * root : own_bytes;
   } else {
-    buffers.send = in_place ? static_cast<char *>(whole_view.bytes) + block * root : own_view.bytes;
-    buffers.recv = whole_view.bytes;
+    buffers.send = in_place ? static_cast<char *>(whole_bytes) + block * root : own_bytes;
+    buffers.recv = whole_bytes;
   }
   TypeInfo bytes;
   if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
-  const std::shared_ptr<CachedProgram> program = program_for(*state, *entry, params);
-  ExecutionContext context{state->comm, tag, MPI_OP_NULL, bytes};
-  if (int rc = run_cached(*program, buffers, context); rc != MPI_SUCCESS) return rc;
-  if (scatter && !in_place) return unpack_view(own_view, recvbuf, own_count, own);
-  if (!scatter && is_root) return unpack_view(whole_view, recvbuf, whole_count * state->size, whole);
+  run.kind = Run::Kind::program;
+  run.program = program_for(*state, *entry, params);
+  run.state = state;
+  run.reusable = !(entry->restrictions & core::pap_aware) && run.own_pack.empty() && run.whole_pack.empty();
+  run.context = ExecutionContext{state->comm, tag, MPI_OP_NULL, bytes};
+  // The received bytes of a non-dense buffer are unpacked once complete.
+  const bool unpack_own = scatter && !in_place && !own.dense && own_count > 0;
+  const bool unpack_whole = !scatter && is_root && !whole.dense && whole_count > 0;
+  if (unpack_own || unpack_whole) {
+    const std::vector<char> &packed = unpack_own ? run.own_pack : run.whole_pack;
+    run.finish = [data = packed.data(), size = static_cast<int>(packed.size()), recvbuf,
+                  count = unpack_own ? own_count : whole_count * state->size,
+                  type = unpack_own ? own.type : whole.type]() -> int {
+      int position = 0;
+      PATCOLL_MPI_CHECK(MPI_Unpack(data, size, &position, recvbuf, count, type, MPI_COMM_SELF));
+      return MPI_SUCCESS;
+    };
+  }
   return MPI_SUCCESS;
 }
 
+int movement(Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
+             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  Run run;
+  if (int rc = prepare_movement(collective, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                root, comm, run);
+      rc != MPI_SUCCESS)
+    return rc;
+  return run_blocking(run);
+}
+
 }  // namespace
+
+int prepare_call(const NativeCall &c, const char *algorithm, Run &run) {
+  if (c.collective == Collective::reduce || c.collective == Collective::allreduce)
+    return prepare_reduction(c.collective, algorithm, c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.root,
+                             c.comm, run);
+  return prepare_movement(c.collective, algorithm, c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount,
+                          c.recvtype, c.root, c.comm, run);
+}
+
 }  // namespace patcoll::mpi
 
 using namespace patcoll::mpi;

@@ -29,6 +29,8 @@
 #include "mpi/datatype.hpp"
 #include "mpi/error.hpp"
 #include "mpi/executor.hpp"
+#include "mpi/handle.hpp"
+#include "runtime/background.hpp"
 #include "mpi/registry.hpp"
 #include "patcoll.h"
 
@@ -108,7 +110,20 @@ void background(Runtime *rt) {
     EdgeItem item;
     {
       std::unique_lock<std::mutex> lock(rt->mutex);
-      rt->cv.wait(lock, [&] { return rt->stop || !rt->queue.empty(); });
+      // Between exchanges the thread makes progress on the non-blocking and
+      // persistent collectives in flight (mpi/handle.hpp); it polls for
+      // newly started ones every 2 ms.
+      while (!rt->stop && rt->queue.empty()) {
+        if (mpi::any_active_handles()) {
+          lock.unlock();
+          mpi::progress_active_handles();
+          lock.lock();
+          if (rt->stop || !rt->queue.empty()) break;
+          rt->cv.wait_for(lock, std::chrono::microseconds(50));
+        } else {
+          rt->cv.wait_for(lock, std::chrono::milliseconds(2));
+        }
+      }
       if (rt->queue.empty()) return;  // stop, and every announced exchange done
       item = std::move(rt->queue.front());
       rt->queue.pop_front();
@@ -436,7 +451,7 @@ namespace {
 
 int movement_init(core::Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                  PAT_Handle *handle) {
+                  void **handle) {
   const bool scatter = collective == core::Collective::scatter;
   const char *call = scatter ? "PAT_Scatter_init" : "PAT_Gather_init";
   mpi::set_last_error({});
@@ -522,12 +537,12 @@ int movement_init(core::Collective collective, const char *algorithm, const void
     std::lock_guard<std::mutex> handles_lock(rt->mutex);
     rt->handles.insert(h.get());
   }
-  *handle = reinterpret_cast<PAT_Handle>(h.release());
+  *handle = h.release();
   return MPI_SUCCESS;
 }
 
 // The handle, if it is one of the runtime's; g_mutex held.
-Handle *live_handle(Runtime *rt, PAT_Handle handle) {
+Handle *live_handle(Runtime *rt, void *handle) {
   auto *h = reinterpret_cast<Handle *>(handle);
   std::lock_guard<std::mutex> lock(rt->mutex);
   return rt->handles.count(h) ? h : nullptr;
@@ -535,21 +550,42 @@ Handle *live_handle(Runtime *rt, PAT_Handle handle) {
 
 }  // namespace
 
-extern "C" {
+namespace patcoll::runtime {
 
-int PAT_Scatter_init(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle) {
-  return movement_init(core::Collective::scatter, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                       recvtype, root, comm, handle);
+bool is_background_algorithm(core::Collective collective, std::string_view name) {
+  if (collective == core::Collective::scatter) return name == "bsln" || name == "bsbn";
+  if (collective == core::Collective::gather) return name == "bsls" || name == "bsbn";
+  return false;
 }
 
-int PAT_Gather_init(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle) {
-  return movement_init(core::Collective::gather, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                       recvtype, root, comm, handle);
+int background_init(core::Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
+                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, void **handle) {
+  return movement_init(collective, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       handle);
 }
 
-int PAT_Run(PAT_Handle handle) {
+bool background_started(void *handle) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Runtime *rt = g_runtime;
+  if (!rt) return false;
+  Handle *h = live_handle(rt, handle);
+  if (!h) return false;
+  std::lock_guard<std::mutex> handle_lock(rt->mutex);
+  return h->started;
+}
+
+bool background_part_pending(void *handle) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Runtime *rt = g_runtime;
+  if (!rt) return false;
+  Handle *h = live_handle(rt, handle);
+  if (!h) return false;
+  std::lock_guard<std::mutex> handle_lock(rt->mutex);
+  return h->pending != 0;
+}
+
+int background_run(void *handle) {
   mpi::set_last_error({});
   Runtime *rt = nullptr;
   Handle *h = nullptr;
@@ -587,7 +623,7 @@ int PAT_Run(PAT_Handle handle) {
   return MPI_SUCCESS;
 }
 
-int PAT_Start(PAT_Handle handle) {
+int background_start(void *handle) {
   mpi::set_last_error({});
   std::lock_guard<std::mutex> lock(g_mutex);
   Runtime *rt = g_runtime;
@@ -602,13 +638,12 @@ int PAT_Start(PAT_Handle handle) {
   return MPI_SUCCESS;
 }
 
-int PAT_Handle_free(PAT_Handle *handle) {
+int background_free(void *handle) {
   mpi::set_last_error({});
-  if (!handle) return mpi::fail(MPI_ERR_ARG, "PAT_Handle_free: handle is NULL");
   std::lock_guard<std::mutex> lock(g_mutex);
   Runtime *rt = g_runtime;
   if (!rt) return not_initialised("PAT_Handle_free");
-  Handle *h = live_handle(rt, *handle);
+  Handle *h = live_handle(rt, handle);
   if (!h) return mpi::fail(MPI_ERR_REQUEST, "PAT_Handle_free: not a live background collective");
   {
     std::unique_lock<std::mutex> wait_lock(rt->mutex);
@@ -618,9 +653,8 @@ int PAT_Handle_free(PAT_Handle *handle) {
   }
   int rc = MPI_Comm_free(&h->comm);
   delete h;
-  *handle = nullptr;
   if (rc != MPI_SUCCESS) return mpi::mpi_failure(rc, "PAT_Handle_free: MPI_Comm_free");
   return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace patcoll::runtime

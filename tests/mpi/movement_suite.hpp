@@ -35,8 +35,11 @@ class MovementSuite {
   int run() {
     Suite suite;
     algorithms_ = algorithms_of(name_);
-    sweep_communicators([&](MPI_Comm comm, bool only_large) { matrix(suite, comm, only_large); });
-    bad_input(suite, MPI_COMM_WORLD);
+    for (Path path : {Path::blocking, Path::nonblocking, Path::persistent}) {
+      path_ = path;
+      sweep_communicators([&](MPI_Comm comm, bool only_large) { matrix(suite, comm, only_large); });
+      bad_input(suite, MPI_COMM_WORLD);
+    }
     return suite.finish();
   }
 
@@ -62,11 +65,29 @@ class MovementSuite {
             {"MPI_DOUBLE as 2 ints", MPI_DOUBLE, 1, 2, MPI_DOUBLE, 2, 2}};
   }
 
+  std::string label() const { return std::string(name_) + to_string(path_); }
+
   int call(const std::string &algorithm, const void *send, int sendcount, MPI_Datatype sendtype, void *recv,
            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    if (scatter_)
-      return PAT_Scatter_with(algorithm.c_str(), send, sendcount, sendtype, recv, recvcount, recvtype, root, comm);
-    return PAT_Gather_with(algorithm.c_str(), send, sendcount, sendtype, recv, recvcount, recvtype, root, comm);
+    const char *name = algorithm.c_str();
+    PAT_Handle handle = nullptr;
+    int rc = MPI_SUCCESS;
+    switch (path_) {
+      case Path::blocking:
+        if (scatter_) return PAT_Scatter_with(name, send, sendcount, sendtype, recv, recvcount, recvtype, root, comm);
+        return PAT_Gather_with(name, send, sendcount, sendtype, recv, recvcount, recvtype, root, comm);
+      case Path::nonblocking:
+        rc = scatter_ ? PAT_Iscatter_with(name, send, sendcount, sendtype, recv, recvcount, recvtype, root, comm, &handle)
+                      : PAT_Igather_with(name, send, sendcount, sendtype, recv, recvcount, recvtype, root, comm, &handle);
+        return rc != MPI_SUCCESS ? rc : complete_nonblocking(handle);
+      case Path::persistent:
+        rc = scatter_ ? PAT_Scatter_init_with(name, send, sendcount, sendtype, recv, recvcount, recvtype, root, comm,
+                                              MPI_INFO_NULL, &handle)
+                      : PAT_Gather_init_with(name, send, sendcount, sendtype, recv, recvcount, recvtype, root, comm,
+                                             MPI_INFO_NULL, &handle);
+        return rc != MPI_SUCCESS ? rc : run_persistent(handle);
+    }
+    return MPI_ERR_INTERN;
   }
 
   // Runs one case with `algorithm`; own/whole buffers are initialised by
@@ -114,7 +135,7 @@ class MovementSuite {
             std::vector<int> expected_own = fresh_own(), expected_whole = fresh_whole();
             int rc = run_case("native", t, count, root, in_place && scatter_, expected_own, expected_whole, comm);
             if (rc != MPI_SUCCESS) {
-              suite.check(false, std::string(name_) + ": native failed");
+              suite.check(false, label() + ": native failed");
               continue;
             }
             for (const std::string &algorithm : algorithms_) {
@@ -129,7 +150,7 @@ class MovementSuite {
               }
               const std::vector<int> own_before = own, whole_before = whole;
               rc = run_case(algorithm, t, count, root, in_place, own, whole, comm);
-              const std::string what = std::string(name_) + " " + algorithm + " " + t.name + " count=" +
+              const std::string what = label() + " " + algorithm + " " + t.name + " count=" +
                                        std::to_string(count) + " root=" + std::to_string(root) +
                                        (in_place ? " in-place" : "") + " P=" + std::to_string(size);
               suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
@@ -154,9 +175,9 @@ class MovementSuite {
     int cls = rc;
     MPI_Error_class(rc, &cls);
     suite.check(rc != MPI_SUCCESS && cls == expected_class,
-                std::string(name_) + " " + what + ": expected " + error_class_name(expected_class) + ", got " +
+                label() + " " + what + ": expected " + error_class_name(expected_class) + ", got " +
                     error_class_name(rc));
-    suite.check(std::vector<int>(64, -5) == recv, std::string(name_) + " " + what + ": receive buffer touched");
+    suite.check(std::vector<int>(64, -5) == recv, label() + " " + what + ": receive buffer touched");
     // The next collective on the same communicator still works.
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -164,7 +185,7 @@ class MovementSuite {
     std::vector<int> whole(static_cast<std::size_t>(size), rank), own(1, rank);
     const int rc2 = scatter_ ? PAT_Scatter(whole.data(), 1, MPI_INT, own.data(), 1, MPI_INT, 0, MPI_COMM_WORLD)
                              : PAT_Gather(own.data(), 1, MPI_INT, whole.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    suite.check(rc2 == MPI_SUCCESS, std::string(name_) + " " + what + ": next collective failed");
+    suite.check(rc2 == MPI_SUCCESS, label() + " " + what + ": next collective failed");
   }
 
   void bad_input(Suite &suite, MPI_Comm comm) {
@@ -201,6 +222,7 @@ class MovementSuite {
 
   bool scatter_;
   const char *name_;
+  Path path_ = Path::blocking;
   std::vector<std::string> algorithms_;
   MPI_Datatype vector_, four_;
 };

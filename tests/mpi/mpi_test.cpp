@@ -65,4 +65,25 @@ std::string error_class_name(int code) {
   return std::to_string(cls) + " (" + std::string(text, static_cast<std::size_t>(length)) + ")";
 }
 
+int complete_nonblocking(PAT_Handle &handle) {
+  for (int i = 0; i < 2; ++i) {
+    int flag = 0;
+    const int rc = PAT_Test(&handle, &flag);
+    if (flag || rc != MPI_SUCCESS) return handle == nullptr ? rc : MPI_ERR_INTERN;
+  }
+  const int rc = PAT_Wait(&handle);
+  return handle == nullptr ? rc : MPI_ERR_INTERN;
+}
+
+int run_persistent(PAT_Handle &handle) {
+  int rc = PAT_Start(handle);
+  if (rc == MPI_SUCCESS) {
+    int flag = 0;
+    rc = PAT_Test(&handle, &flag);
+    if (rc == MPI_SUCCESS && !flag) rc = PAT_Wait(&handle);
+  }
+  if (PAT_Handle_free(&handle) != MPI_SUCCESS || handle != nullptr) return MPI_ERR_INTERN;
+  return rc;
+}
+
 }  // namespace patcoll::test

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "patcoll.h"
+
 namespace patcoll::test {
 
 class Suite {
@@ -35,5 +37,21 @@ void sweep_communicators(const std::function<void(MPI_Comm, bool)> &matrix);
 std::vector<std::string> algorithms_of(const char *collective);
 
 std::string error_class_name(int code);
+
+// How a driver calls the collectives: blocking (PAT_Reduce_with & co.),
+// non-blocking (PAT_Ireduce_with & co., then PAT_Test / PAT_Wait) or
+// persistent (PAT_Reduce_init_with & co., PAT_Start, PAT_Test / PAT_Wait,
+// PAT_Handle_free). The drivers run their whole matrix through each.
+enum class Path { blocking, nonblocking, persistent };
+inline const char *to_string(Path path) {
+  return path == Path::blocking ? "" : path == Path::nonblocking ? " [non-blocking]" : " [persistent]";
+}
+// Completes a started non-blocking handle: two PAT_Test calls, then
+// PAT_Wait. Returns the code of the call that completed it; MPI_ERR_INTERN
+// when the handle was not set to NULL on completion.
+int complete_nonblocking(PAT_Handle &handle);
+// Starts a persistent handle made by *_init, completes it like the above
+// and frees it. MPI_ERR_INTERN when PAT_Handle_free fails.
+int run_persistent(PAT_Handle &handle);
 
 }  // namespace patcoll::test

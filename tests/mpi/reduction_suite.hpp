@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -101,8 +102,13 @@ class ReductionSuite {
   int run() {
     Suite suite;
     algorithms_ = algorithms_of(collective_);
-    sweep_communicators([&](MPI_Comm comm, bool only_large) { matrix(suite, comm, only_large); });
-    bad_input(suite, MPI_COMM_WORLD);
+    for (Path path : {Path::blocking, Path::nonblocking, Path::persistent}) {
+      path_ = path;
+      sweep_communicators([&](MPI_Comm comm, bool only_large) { matrix(suite, comm, only_large); });
+      bad_input(suite, MPI_COMM_WORLD);
+    }
+    path_ = Path::blocking;
+    persistent_reuse(suite, MPI_COMM_WORLD);
     return suite.finish();
   }
 
@@ -180,10 +186,62 @@ class ReductionSuite {
     return true;
   }
 
+  std::string label() const { return std::string(collective_) + to_string(path_); }
+
   int call(const std::string &algorithm, const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
            int root, MPI_Comm comm) {
-    if (rooted_) return PAT_Reduce_with(algorithm.c_str(), send, recv, count, type, op, root, comm);
-    return PAT_Allreduce_with(algorithm.c_str(), send, recv, count, type, op, comm);
+    const char *name = algorithm.c_str();
+    PAT_Handle handle = nullptr;
+    int rc = MPI_SUCCESS;
+    switch (path_) {
+      case Path::blocking:
+        if (rooted_) return PAT_Reduce_with(name, send, recv, count, type, op, root, comm);
+        return PAT_Allreduce_with(name, send, recv, count, type, op, comm);
+      case Path::nonblocking:
+        rc = rooted_ ? PAT_Ireduce_with(name, send, recv, count, type, op, root, comm, &handle)
+                     : PAT_Iallreduce_with(name, send, recv, count, type, op, comm, &handle);
+        return rc != MPI_SUCCESS ? rc : complete_nonblocking(handle);
+      case Path::persistent:
+        rc = rooted_ ? PAT_Reduce_init_with(name, send, recv, count, type, op, root, comm, MPI_INFO_NULL, &handle)
+                     : PAT_Allreduce_init_with(name, send, recv, count, type, op, comm, MPI_INFO_NULL, &handle);
+        return rc != MPI_SUCCESS ? rc : run_persistent(handle);
+    }
+    return MPI_ERR_INTERN;
+  }
+
+  // One persistent collective per algorithm, started 3 times with new
+  // input each time (the Program and buffers fixed at init), then one
+  // named through the info key, all against native.
+  void persistent_reuse(Suite &suite, MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int count = 300;
+    std::vector<int> send(count), recv(count), expected(count);
+    for (const std::string &algorithm : algorithms_) {
+      PAT_Handle handle = nullptr;
+      MPI_Info info = MPI_INFO_NULL;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "patcoll_algorithm", algorithm.c_str());
+      int rc = rooted_ ? PAT_Reduce_init(send.data(), recv.data(), count, MPI_INT, MPI_SUM, size - 1, comm, info, &handle)
+                       : PAT_Allreduce_init(send.data(), recv.data(), count, MPI_INT, MPI_SUM, comm, info, &handle);
+      MPI_Info_free(&info);
+      const std::string what = std::string(collective_) + " [persistent] " + algorithm + " started 3 times";
+      suite.check(rc == MPI_SUCCESS, what + ": init returned " + error_class_name(rc));
+      if (rc != MPI_SUCCESS) continue;
+      for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < count; ++i) send[i] = (i * 7 + rank * 3 + round * 11) % 17;
+        std::fill(recv.begin(), recv.end(), -1);
+        rc = PAT_Start(handle);
+        if (rc == MPI_SUCCESS) rc = PAT_Wait(&handle);
+        suite.check(rc == MPI_SUCCESS && handle != nullptr, what + ": start/wait returned " + error_class_name(rc));
+        rc = rooted_ ? PAT_Reduce_with("native", send.data(), expected.data(), count, MPI_INT, MPI_SUM, size - 1, comm)
+                     : PAT_Allreduce_with("native", send.data(), expected.data(), count, MPI_INT, MPI_SUM, comm);
+        if (!rooted_ || rank == size - 1)
+          suite.check(rc == MPI_SUCCESS && recv == expected, what + ": round " + std::to_string(round) + " differs from native");
+      }
+      suite.check(PAT_Handle_free(&handle) == MPI_SUCCESS && handle == nullptr, what + ": PAT_Handle_free");
+    }
   }
 
   void matrix(Suite &suite, MPI_Comm comm, bool only_large = false) {
@@ -222,7 +280,7 @@ class ReductionSuite {
               const Buffer input_copy = input, got_before = got;
               rc = call(algorithm, in_place && has_result ? MPI_IN_PLACE : input.data(), got.data(), count, t.type,
                         o.op, root, comm);
-              const std::string what = std::string(collective_) + " " + algorithm + " " + t.name + " " + o.name +
+              const std::string what = label() + " " + algorithm + " " + t.name + " " + o.name +
                                        " count=" + std::to_string(count) + " root=" + std::to_string(root) +
                                        (in_place ? " in-place" : "") + " P=" + std::to_string(size);
               if (rc == MPI_SUCCESS) {
@@ -253,9 +311,9 @@ class ReductionSuite {
     int cls = rc;
     MPI_Error_class(rc, &cls);
     suite.check(rc != MPI_SUCCESS && cls == expected_class,
-                std::string(collective_) + " " + what + ": expected class " + error_class_name(expected_class) +
+                label() + " " + what + ": expected class " + error_class_name(expected_class) +
                     ", got " + error_class_name(rc));
-    suite.check(std::vector<int>(16, -5) == recv, std::string(collective_) + " " + what + ": receive buffer touched");
+    suite.check(std::vector<int>(16, -5) == recv, label() + " " + what + ": receive buffer touched");
     suite.check(std::strlen(PAT_Last_error()) > 0, what + ": no error message");
     // The next collective on the same communicator still works.
     int one = 1, sum = 0, size;
@@ -264,7 +322,7 @@ class ReductionSuite {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     suite.check(rc2 == MPI_SUCCESS && (rank != 0 && rooted_ ? true : sum == size),
-                std::string(collective_) + " " + what + ": next collective failed");
+                label() + " " + what + ": next collective failed");
   }
 
   void bad_input(Suite &suite, MPI_Comm comm) {
@@ -345,6 +403,7 @@ class ReductionSuite {
 
   const char *collective_;
   bool rooted_;
+  Path path_ = Path::blocking;
   std::vector<std::string> algorithms_;
   MPI_Op matrix_op_, user_sum_, triple_sum_, strided_sum_;
   MPI_Datatype contig3_, vector_, matrix_;

@@ -58,10 +58,10 @@ bool run_case(bool scatter, const char *algorithm, int block, int root, Late lat
   std::vector<int> whole(static_cast<std::size_t>(block) * static_cast<std::size_t>(g_size), -1);
   std::vector<int> own(static_cast<std::size_t>(block), -1);
   PAT_Handle handle = nullptr;
-  int rc = scatter ? PAT_Scatter_init(algorithm, whole.data(), block, MPI_INT, own.data(), block, MPI_INT, root,
-                                      MPI_COMM_WORLD, &handle)
-                   : PAT_Gather_init(algorithm, own.data(), block, MPI_INT, whole.data(), block, MPI_INT, root,
-                                     MPI_COMM_WORLD, &handle);
+  int rc = scatter ? PAT_Scatter_init_with(algorithm, whole.data(), block, MPI_INT, own.data(), block, MPI_INT, root,
+                                      MPI_COMM_WORLD, MPI_INFO_NULL, &handle)
+                   : PAT_Gather_init_with(algorithm, own.data(), block, MPI_INT, whole.data(), block, MPI_INT, root,
+                                     MPI_COMM_WORLD, MPI_INFO_NULL, &handle);
   if (rc != MPI_SUCCESS) {
     std::printf("rank %d: init: %s\n", g_rank, PAT_Last_error());
     return false;
@@ -133,19 +133,20 @@ int main(int argc, char **argv) {
   }
   int x = 0;
   PAT_Handle handle = nullptr;
-  suite.check(PAT_Scatter_init("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, &handle) == MPI_ERR_OTHER,
+  suite.check(PAT_Scatter_init_with("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &handle) == MPI_ERR_OTHER,
               "PAT_Scatter_init before PAT_Init is MPI_ERR_OTHER");
   suite.check(PAT_Init(MPI_COMM_WORLD) == MPI_SUCCESS, "PAT_Init succeeds");
-  suite.check(PAT_Scatter_init("slin", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, &handle) == MPI_ERR_ARG,
-              "a foreground algorithm name is MPI_ERR_ARG for PAT_Scatter_init");
-  suite.check(PAT_Gather_init("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, &handle) == MPI_ERR_ARG,
+  suite.check(PAT_Scatter_init_with("no_such", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                    &handle) == MPI_ERR_ARG,
+              "an unknown algorithm name is MPI_ERR_ARG for PAT_Scatter_init");
+  suite.check(PAT_Gather_init_with("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &handle) == MPI_ERR_ARG,
               "bsln is not a gather");
-  suite.check(PAT_Scatter_init("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_SELF, &handle) ==
+  suite.check(PAT_Scatter_init_with("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_SELF, MPI_INFO_NULL, &handle) ==
                   (g_size == 1 ? MPI_SUCCESS : MPI_ERR_COMM),
               "a communicator other than the runtime's is MPI_ERR_COMM");
   if (g_size == 1) PAT_Handle_free(&handle);
   PAT_ProcessingStart();
-  suite.check(PAT_Scatter_init("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, &handle) == MPI_ERR_OTHER,
+  suite.check(PAT_Scatter_init_with("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &handle) == MPI_ERR_OTHER,
               "PAT_Scatter_init inside a phase is MPI_ERR_OTHER");
   PAT_ProcessingEnd();
 
@@ -164,7 +165,7 @@ int main(int argc, char **argv) {
 
   // Misuse around handles.
   std::vector<int> buffer(static_cast<std::size_t>(g_size), 0);
-  suite.check(PAT_Gather_init("bsbn", &x, 1, MPI_INT, buffer.data(), 1, MPI_INT, 0, MPI_COMM_WORLD, &handle) ==
+  suite.check(PAT_Gather_init_with("bsbn", &x, 1, MPI_INT, buffer.data(), 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &handle) ==
                   MPI_SUCCESS,
               "PAT_Gather_init succeeds");
   suite.check(PAT_Finalize() == MPI_ERR_OTHER, "PAT_Finalize with a live handle is MPI_ERR_OTHER");

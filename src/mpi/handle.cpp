@@ -1,0 +1,188 @@
+#include "handle.hpp"
+
+#include <set>
+
+#include "error.hpp"
+
+namespace patcoll::mpi {
+namespace {
+
+std::mutex g_active_mutex;
+std::set<Handle *> g_active;
+
+void track(Handle *handle, bool active) {
+  std::lock_guard<std::mutex> lock(g_active_mutex);
+  if (active) g_active.insert(handle);
+  else g_active.erase(handle);
+}
+
+}  // namespace
+
+int native_blocking(const NativeCall &c) {
+  switch (c.collective) {
+    case core::Collective::reduce:
+      return PMPI_Reduce(c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.root, c.comm);
+    case core::Collective::allreduce:
+      return PMPI_Allreduce(c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.comm);
+    case core::Collective::scatter:
+      return PMPI_Scatter(c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount, c.recvtype, c.root, c.comm);
+    case core::Collective::gather:
+      return PMPI_Gather(c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount, c.recvtype, c.root, c.comm);
+  }
+  return MPI_ERR_INTERN;
+}
+
+int native_start(const NativeCall &c, MPI_Request *request) {
+  switch (c.collective) {
+    case core::Collective::reduce:
+      return PMPI_Ireduce(c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.root, c.comm, request);
+    case core::Collective::allreduce:
+      return PMPI_Iallreduce(c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.comm, request);
+    case core::Collective::scatter:
+      return PMPI_Iscatter(c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount, c.recvtype, c.root, c.comm,
+                           request);
+    case core::Collective::gather:
+      return PMPI_Igather(c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount, c.recvtype, c.root, c.comm,
+                          request);
+  }
+  return MPI_ERR_INTERN;
+}
+
+int run_blocking(Run &run) {
+  switch (run.kind) {
+    case Run::Kind::nothing:
+      return MPI_SUCCESS;
+    case Run::Kind::native:
+      return native_blocking(run.native);
+    case Run::Kind::program: {
+      std::unique_ptr<Workspace> workspace = run.program->acquire();
+      int rc = execute(run.program->program, run.program->shape, run.buffers, run.context, *workspace);
+      run.program->release(std::move(workspace));
+      if (rc == MPI_SUCCESS && run.finish) rc = run.finish();
+      return rc;
+    }
+  }
+  return MPI_ERR_INTERN;
+}
+
+Handle::~Handle() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (active_) {
+      if (run_.kind == Run::Kind::native) MPI_Wait(&request_, MPI_STATUS_IGNORE);
+      if (run_.kind == Run::Kind::program) execution_.wait();
+      if (workspace_) run_.program->release(std::move(workspace_));
+      active_ = false;
+    }
+  }
+  track(this, false);
+}
+
+bool Handle::active() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return active_;
+}
+
+int Handle::start() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (active_) return fail(MPI_ERR_REQUEST, "PAT_Start: the collective is still active (PAT_Wait or PAT_Test first)");
+  Run run;
+  if (int rc = prepare_(run); rc != MPI_SUCCESS) return rc;
+  run_ = std::move(run);
+  rc_ = MPI_SUCCESS;
+  switch (run_.kind) {
+    case Run::Kind::nothing:
+      break;
+    case Run::Kind::native:
+      if (int rc = native_start(run_.native, &request_); rc != MPI_SUCCESS) return rc;
+      break;
+    case Run::Kind::program: {
+      workspace_ = run_.program->acquire();
+      rc_ = execution_.start(run_.program->program, run_.program->shape, run_.buffers, run_.context, *workspace_);
+      if (rc_ != MPI_SUCCESS && !execution_.active()) {  // refused before anything was posted
+        run_.program->release(std::move(workspace_));
+        return rc_;
+      }
+      break;
+    }
+  }
+  active_ = true;
+  track(this, true);
+  return MPI_SUCCESS;
+}
+
+int Handle::complete_run() {
+  if (rc_ == MPI_SUCCESS && run_.finish) rc_ = run_.finish();
+  if (workspace_) run_.program->release(std::move(workspace_));
+  active_ = false;
+  track(this, false);
+  const int rc = rc_;
+  rc_ = MPI_SUCCESS;
+  run_ = Run{};
+  return rc;
+}
+
+int Handle::test_locked(bool &complete) {
+  complete = true;
+  if (!active_) return MPI_SUCCESS;  // an inactive persistent collective tests complete (MPI)
+  switch (run_.kind) {
+    case Run::Kind::nothing:
+      break;
+    case Run::Kind::native: {
+      int flag = 0;
+      if (int rc = MPI_Test(&request_, &flag, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) {
+        if (rc_ == MPI_SUCCESS) rc_ = mpi_failure(rc, "MPI_Test");
+        flag = 1;
+      }
+      complete = flag != 0;
+      break;
+    }
+    case Run::Kind::program: {
+      const int rc = execution_.test(complete);
+      if (complete && rc != MPI_SUCCESS && rc_ == MPI_SUCCESS) rc_ = rc;
+      break;
+    }
+  }
+  return complete ? complete_run() : MPI_SUCCESS;
+}
+
+int Handle::test(bool &complete) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return test_locked(complete);
+}
+
+int Handle::wait() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!active_) return MPI_SUCCESS;
+  if (run_.kind == Run::Kind::native) {
+    if (int rc = MPI_Wait(&request_, MPI_STATUS_IGNORE); rc != MPI_SUCCESS && rc_ == MPI_SUCCESS)
+      rc_ = mpi_failure(rc, "MPI_Wait");
+  }
+  if (run_.kind == Run::Kind::program) {
+    const int rc = execution_.wait();
+    if (rc != MPI_SUCCESS && rc_ == MPI_SUCCESS) rc_ = rc;
+  }
+  return complete_run();
+}
+
+void Handle::progress() {
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock() || !active_ || run_.kind != Run::Kind::program) return;
+  // Completion (finish, release, the return code) is left to PAT_Test /
+  // PAT_Wait on the application's thread: only the schedule advances here.
+  bool complete = false;
+  const int rc = execution_.test(complete);
+  if (complete && rc != MPI_SUCCESS && rc_ == MPI_SUCCESS) rc_ = rc;
+}
+
+bool any_active_handles() {
+  std::lock_guard<std::mutex> lock(g_active_mutex);
+  return !g_active.empty();
+}
+
+void progress_active_handles() {
+  std::lock_guard<std::mutex> lock(g_active_mutex);
+  for (Handle *handle : g_active) handle->progress();
+}
+
+}  // namespace patcoll::mpi

@@ -1,5 +1,6 @@
 #include "handle.hpp"
 
+#include <atomic>
 #include <set>
 
 #include "error.hpp"
@@ -9,6 +10,7 @@ namespace {
 
 std::mutex g_active_mutex;
 std::set<Handle *> g_active;
+std::atomic<void (*)()> g_start_listener{nullptr};
 
 void track(Handle *handle, bool active) {
   std::lock_guard<std::mutex> lock(g_active_mutex);
@@ -108,6 +110,7 @@ int Handle::start() {
   }
   active_ = true;
   track(this, true);
+  if (void (*listener)() = g_start_listener.load()) listener();
   return MPI_SUCCESS;
 }
 
@@ -174,6 +177,8 @@ void Handle::progress() {
   const int rc = execution_.test(complete);
   if (complete && rc != MPI_SUCCESS && rc_ == MPI_SUCCESS) rc_ = rc;
 }
+
+void set_start_listener(void (*listener)()) { g_start_listener.store(listener); }
 
 bool any_active_handles() {
   std::lock_guard<std::mutex> lock(g_active_mutex);

@@ -96,8 +96,11 @@ int prepare_call(const NativeCall &call, const char *algorithm, Run &run);
 // A blocking call: runs `run` to completion on the calling thread.
 int run_blocking(Run &run);
 
-// Handles with a run in progress (for the PAT runtime's thread).
+// Handles with a run in progress (for the PAT runtime's thread), and the
+// function called when one starts (the runtime wakes its thread; null:
+// none).
 bool any_active_handles();
 void progress_active_handles();
+void set_start_listener(void (*listener)());
 
 }  // namespace patcoll::mpi

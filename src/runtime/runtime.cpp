@@ -102,6 +102,14 @@ struct Runtime {
 
 std::mutex g_mutex;  // guards g_runtime and g_predictor
 Runtime *g_runtime = nullptr;
+
+// mpi::set_start_listener: a non-blocking or persistent collective started.
+void wake_for_handles() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_runtime) return;
+  { std::lock_guard<std::mutex> queue_lock(g_runtime->mutex); }  // the thread is waiting or will re-check
+  g_runtime->cv.notify_all();
+}
 std::optional<PredictorConfig> g_predictor;  // PAT_Set_predictor's choice
 bool g_finalize_hook = false;
 
@@ -111,8 +119,8 @@ void background(Runtime *rt) {
     {
       std::unique_lock<std::mutex> lock(rt->mutex);
       // Between exchanges the thread makes progress on the non-blocking and
-      // persistent collectives in flight (mpi/handle.hpp); it polls for
-      // newly started ones every 2 ms.
+      // persistent collectives in flight (mpi/handle.hpp), polling every
+      // 50 µs while there are any; a start wakes it (wake_for_handles).
       while (!rt->stop && rt->queue.empty()) {
         if (mpi::any_active_handles()) {
           lock.unlock();
@@ -121,7 +129,7 @@ void background(Runtime *rt) {
           if (rt->stop || !rt->queue.empty()) break;
           rt->cv.wait_for(lock, std::chrono::microseconds(50));
         } else {
-          rt->cv.wait_for(lock, std::chrono::milliseconds(2));
+          rt->cv.wait(lock);
         }
       }
       if (rt->queue.empty()) return;  // stop, and every announced exchange done
@@ -208,6 +216,7 @@ PredictorConfig predictor_config() {
 // Stops the thread after the exchanges already announced, frees the
 // communicator. g_mutex held by the caller.
 int shutdown(Runtime *rt) {
+  mpi::set_start_listener(nullptr);
   {
     std::lock_guard<std::mutex> lock(rt->mutex);
     rt->stop = true;
@@ -308,6 +317,7 @@ int PAT_Init(MPI_Comm comm) {
     return mpi::fail(MPI_ERR_OTHER, std::string("PAT_Init: cannot start the background thread: ") + e.what());
   }
   g_runtime = rt.release();
+  mpi::set_start_listener(wake_for_handles);
   return MPI_SUCCESS;
 }
 

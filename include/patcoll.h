@@ -93,6 +93,13 @@ int PAT_Set_cost_model(MPI_Comm comm, double alpha, double beta, double gamma);
 int PAT_Algorithm_count(const char *collective);
 const char *PAT_Algorithm_name(const char *collective, int index);
 
+/* The algorithm that served the last call of `collective` on `comm` through
+ * patcoll ("native" when the MPI library's own did), e.g. what `auto`
+ * chose; *name is NULL before the first call. The string is static. A
+ * local call. MPI_ERR_COMM for MPI_COMM_NULL, MPI_ERR_ARG for an unknown
+ * collective or a NULL `name`. */
+int PAT_Get_last_algorithm(MPI_Comm comm, const char *collective, const char **name);
+
 /* ---- PAT runtime ([PS] Fig. 4; docs/runtime.md) -------------------------
  * A background thread per process predicts this process's arrival at the
  * next collective and exchanges the predictions, so that the PAP-aware

@@ -153,8 +153,49 @@ int process_inputs(CommState &state, core::Params &params) {
   return MPI_SUCCESS;
 }
 
+std::string milliseconds(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", seconds * 1e3);
+  return buf;
+}
+
+// One line per change of auto's choice, from rank 0 of the communicator.
+void say_choice(const CommState &state, const core::Params &params, const core::Selection &selection) {
+  std::string line = "patcoll: auto on ";
+  char name[MPI_MAX_OBJECT_NAME] = "";
+  int length = 0;
+  if (MPI_Comm_get_name(state.comm, name, &length) == MPI_SUCCESS && length > 0) line += std::string("'") + name + "' ";
+  line += "(" + std::to_string(state.size) + " ranks): " + std::string(core::to_string(params.collective)) + " of " +
+          std::to_string(params.count * params.element_bytes) + " bytes -> " + std::string(selection.name);
+  if (selection.predictions.empty()) {
+    line += selection.deferred ? " (kept: a new pattern is predicted once per period)"
+                               : " (no imbalance to exploit, or below the size auto predicts)";
+  } else {
+    line += "; predicted ms:";
+    for (const core::Prediction &p : selection.predictions) line += " " + std::string(p.name) + "=" + milliseconds(p.seconds);
+  }
+  line += "; PATs ms:";
+  for (double a : selection.arrivals) line += " " + milliseconds(a);
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+// `auto`: without a PAT vector the size-and-P rule; with one, the model's
+// prediction on it (core/select.hpp, docs/selection.md) with the
+// communicator's selector (cache, hysteresis). PATCOLL_VERBOSE=1: rank 0
+// says every change.
+const Entry *choose_auto(CommState &state, const core::Params &params) {
+  const core::Selection selection = state.selectors[static_cast<std::size_t>(params.collective)].select(params);
+  const Entry *entry = find_entry(params.collective, selection.name);
+  if (!entry) entry = auto_choice(params);
+  const char *verbose = std::getenv("PATCOLL_VERBOSE");
+  if (selection.changed && state.rank == 0 && verbose && std::atoi(verbose) > 0 && !params.arrivals.empty())
+    say_choice(state, params, selection);
+  return entry;
+}
+
 // Selection order of patcoll.h. `out` is native, a catalogue algorithm, or
-// the auto choice.
+// the auto choice; recorded in state.last_algorithm.
 int select(CommState &state, Collective collective, const char *explicit_name, const core::Params &params,
            const Entry *&out) {
   const int index = static_cast<int>(collective);
@@ -166,7 +207,8 @@ int select(CommState &state, Collective collective, const char *explicit_name, c
   else name = "auto";
 
   if (name == "auto") {
-    out = auto_choice(params);
+    out = choose_auto(state, params);
+    state.last_algorithm[static_cast<std::size_t>(index)] = out->name;
     return MPI_SUCCESS;
   }
   const Entry *entry = find_entry(collective, name);
@@ -178,8 +220,9 @@ int select(CommState &state, Collective collective, const char *explicit_name, c
     if (!reason.empty()) {
       const char *fallback = std::getenv("PATCOLL_FALLBACK");
       if (fallback && std::strcmp(fallback, "1") == 0) {
-        out = auto_choice(params);
+        out = choose_auto(state, params);
         warn_once(reason + "; falling back to " + std::string(out->name));
+        state.last_algorithm[static_cast<std::size_t>(index)] = out->name;
         return MPI_SUCCESS;
       }
       const bool op_problem = (entry->restrictions & core::needs_commutative) && !params.commutative;
@@ -187,6 +230,7 @@ int select(CommState &state, Collective collective, const char *explicit_name, c
     }
   }
   out = entry;
+  state.last_algorithm[static_cast<std::size_t>(index)] = out->name;
   return MPI_SUCCESS;
 }
 
@@ -615,6 +659,19 @@ const char *PAT_Algorithm_name(const char *collective, int index) {
   const auto &list = entries(c);
   if (index < 0 || index >= static_cast<int>(list.size())) return nullptr;
   return list[static_cast<std::size_t>(index)].name.data();
+}
+
+int PAT_Get_last_algorithm(MPI_Comm comm, const char *collective, const char **name) {
+  Collective c;
+  if (!parse_collective_name(collective, c)) return fail(MPI_ERR_ARG, "unknown collective");
+  if (!name) return fail(MPI_ERR_ARG, "name is NULL");
+  if (comm == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  if (!mpi_usable()) return fail(MPI_ERR_OTHER, "MPI is not initialised or already finalised");
+  CommState *state = nullptr;
+  if (int rc = existing_comm_state(comm, state); rc != MPI_SUCCESS) return rc;
+  const std::string_view last = state ? state->last_algorithm[static_cast<std::size_t>(c)] : std::string_view();
+  *name = last.empty() ? nullptr : last.data();
+  return MPI_SUCCESS;
 }
 
 const char *PAT_Last_error(void) { return last_error().c_str(); }

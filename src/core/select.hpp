@@ -12,9 +12,10 @@
 //     `quantum_fraction` of the predicted balanced time, so a pattern that
 //     jitters by less than that decides once (predictions are cached per
 //     quantised vector, LRU);
-//   - hysteresis: the current choice stays while its prediction is within
-//     `hysteresis` of the best one, so a noisy pattern does not flap; the
-//     first choice starts from `native`.
+//   - hysteresis: the current choice stays while its predicted time after
+//     the last arrival (run time minus the imbalance: what an algorithm can
+//     change) is within `hysteresis` of the best one's, so a noisy pattern
+//     does not flap; the first choice starts from `native`.
 // Every rank must choose the same algorithm: the inputs (Params, the PAT
 // vector, the cost model) are the same on every rank and nothing here reads
 // a clock, so the sequence of choices is identical everywhere.

@@ -120,6 +120,17 @@ int ensure_keyvals() {
 
 }  // namespace
 
+int existing_comm_state(MPI_Comm comm, CommState *&out) {
+  out = nullptr;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  PATCOLL_MPI_CHECK(ensure_keyvals());
+  void *attribute = nullptr;
+  int found = 0;
+  PATCOLL_MPI_CHECK(MPI_Comm_get_attr(comm, g_keyval, &attribute, &found));
+  if (found) out = static_cast<CommState *>(attribute);
+  return MPI_SUCCESS;
+}
+
 int comm_state(MPI_Comm comm, CommState *&out) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);

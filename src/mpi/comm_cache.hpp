@@ -15,11 +15,13 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/cost.hpp"
 #include "core/ir.hpp"
+#include "core/select.hpp"
 #include "executor.hpp"
 
 namespace patcoll::mpi {
@@ -95,6 +97,11 @@ struct CommState {
   // rank at the first collective on this communicator (docs/agreement.md).
   bool process_inputs_agreed = false;
   std::shared_ptr<ArrivalsMailbox> mailbox = std::make_shared<ArrivalsMailbox>();  // shared with the runtime
+  // `auto` with a PAT vector (core/select.hpp): per collective, its cache
+  // and current choice; and the algorithm that served each collective's
+  // last call (PAT_Get_last_algorithm).
+  std::array<core::Selector, 4> selectors;
+  std::array<std::string_view, 4> last_algorithm;
 
   // The tag of the next collective call: the same on every rank because
   // collectives on a communicator are called in the same order everywhere.
@@ -104,6 +111,9 @@ struct CommState {
 // The state of `comm`, created on first use (collective over `comm` only
 // the first time: MPI_Comm_dup).
 int comm_state(MPI_Comm comm, CommState *&out);
+// The state of `comm` if patcoll has served it before, else nullptr (local:
+// never creates one).
+int existing_comm_state(MPI_Comm comm, CommState *&out);
 
 // Process-wide defaults (PAT_Set_algorithm / PAT_Set_cost_model with
 // MPI_COMM_NULL).

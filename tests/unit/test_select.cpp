@@ -76,7 +76,7 @@ TEST(Select, BalancedArrivalsChooseNative) {
 }
 
 TEST(Select, OneLateRankByTheBalancedTimeChoosesAPapAwareAlgorithmPredictedFaster) {
-  for (Collective c : {Collective::reduce}) {
+  for (Collective c : {Collective::reduce, Collective::allreduce}) {
     for (int procs : {8, 48}) {
       Selector selector;
       Params p = call(c, procs, 1 << 20);

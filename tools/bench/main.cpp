@@ -661,6 +661,7 @@ int main(int argc, char **argv) {
       // Rank 0: the PAT vector the library held for each call (what PAP-aware
       // algorithms and `auto` saw), per (iteration, algorithm).
       std::vector<std::vector<double>> held(rank == 0 ? static_cast<std::size_t>(total) * algs : 0);
+      std::vector<std::string> chosen(rank == 0 ? static_cast<std::size_t>(total) * algs : 0);  // auto's choice
       // The `bound` row (bound.hpp): reduce and allreduce, probed every iteration.
       // Not in window mode: there every algorithm realises its own arrivals.
       const bool bounded = (c == Collective::reduce || c == Collective::allreduce) && !options.window;
@@ -710,7 +711,13 @@ int main(int argc, char **argv) {
           bool ok = rc == MPI_SUCCESS;
           if (ok && options.check && has_result)
             ok = same(type, recv.data(), expected.data(), result_elements);
-          if (rank == 0) held[static_cast<std::size_t>(it) * algs + k] = held_pats(source, procs);
+          if (rank == 0) {
+            held[static_cast<std::size_t>(it) * algs + k] = held_pats(source, procs);
+            const char *served = nullptr;
+            if (s.name == "auto" && PAT_Get_last_algorithm(MPI_COMM_WORLD, cname.c_str(), &served) == MPI_SUCCESS &&
+                served)
+              chosen[static_cast<std::size_t>(it) * algs + k] = served;
+          }
           slot[kElapsed] = exit - entry;
           slot[kOk] = ok ? 1.0 : 0.0;
           slot[kEntry] = entry;
@@ -802,6 +809,8 @@ int main(int argc, char **argv) {
                 std::snprintf(buf, sizeof buf, ",\"arrival_error_s\":%.9g", error);
                 line += buf;
               }
+              if (const std::string &name = chosen[static_cast<std::size_t>(it) * algs + k]; !name.empty())
+                line += ",\"chosen\":" + json_string(name);
               if (const auto &h = held[static_cast<std::size_t>(it) * algs + k]; !h.empty())
                 line += ",\"pats_s\":" + json_list(h.data(), procs);
               line += ",\"elapsed_s\":" + json_list(elapsed.data(), procs);

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# [adaptive] benchmark: `auto` (history PATs) against native for reduce and
+# allreduce under four arrival patterns, each delay D = the balanced native
+# time measured first (docs/adaptive.md).
+#
+#   scripts/adaptive.sh smpi PLATFORM P [COUNT]   # SimGrid SMPI, deterministic
+#   scripts/adaptive.sh local P [COUNT]           # this machine, mpirun
+#
+# The cost model is calibrated on the same platform first (patcoll-calibrate;
+# kept in results/adaptive/<platform>.model). JSON lines and the tables go to
+# results/adaptive/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:?usage: scripts/adaptive.sh smpi PLATFORM P [COUNT] | local P [COUNT]}
+shift
+if [ "$mode" = smpi ]; then
+  platform=${1:?platform}; procs=${2:?P}; count=${3:-1M}
+  run() { scripts/smpi.sh --platform "$platform" -np "$procs" "$@"; }
+  bench() { run -- "$@"; }
+  calibrate() { run --calibrate -- --out "$1"; }
+  iters=10
+else
+  platform=local; procs=${1:?P}; count=${2:-1M}
+  scripts/build.sh >/dev/null
+  flags=(--oversubscribe --mca mpi_yield_when_idle 1)
+  [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
+  bench() { mpirun "${flags[@]}" -x PATCOLL_MODEL -np "$procs" build/bin/patcoll-bench "$@"; }
+  calibrate() { mpirun "${flags[@]}" -np "$procs" build/bin/patcoll-calibrate --out "$1"; }
+  iters=20
+fi
+out=results/adaptive
+mkdir -p "$out"
+model=$out/$platform-$procs.model
+[ -s "$model" ] || calibrate "$model" >&2
+export PATCOLL_MODEL=$PWD/$model
+tag=$platform-$procs-$count
+
+median_native() {  # the balanced native run time (seconds) of a JSON file
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+print("%.6f" % statistics.median(r["run_time_s"] for r in rows
+                                  if r["collective"] == sys.argv[2] and r["algorithm"] == "native"))
+PY
+}
+
+for coll in reduce allreduce; do
+  bench --coll "$coll" --alg native,auto --count "$count" --pattern none --iters "$iters" --warmup 6 \
+        --pat-source history --out "$out/$tag-$coll-none.json"
+  D=$(median_native "$out/$tag-$coll-none.json" "$coll")
+  echo "adaptive: $coll balanced native = $D s: D for the imbalanced patterns" >&2
+  for pattern in one-late alternating rand-late; do
+    bench --coll "$coll" --alg native,auto --count "$count" --pattern "$pattern" --max-delay "$D" \
+          --iters "$iters" --warmup 6 --pat-source history --out "$out/$tag-$coll-$pattern.json"
+  done
+done
+/usr/bin/python3 tools/plot/adaptive_table.py "$out"/$tag-*.json

@@ -1,0 +1,179 @@
+// MPI driver: `auto` with an arrival pattern (docs/selection.md), through
+// the public API only. Every rank must choose the same algorithm (checked by
+// comparing the choices of all ranks), results equal native's, and the
+// choice follows the pattern: no vector -> the size rule; a balanced vector
+// -> native; one rank late by far more than the collective -> a PAP-aware
+// algorithm; never a commutative-only algorithm for a non-commutative op;
+// small messages -> the size rule.
+#include <mpi.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mpi_test.hpp"
+#include "patcoll.h"
+
+namespace {
+
+int g_rank = 0, g_size = 1;
+
+std::string last(MPI_Comm comm, const char *collective) {
+  const char *name = nullptr;
+  if (PAT_Get_last_algorithm(comm, collective, &name) != MPI_SUCCESS) return "error";
+  return name ? name : "(none)";
+}
+
+// The same string on every rank of comm?
+bool agreed(MPI_Comm comm, const std::string &text) {
+  char mine[64] = {};
+  std::strncpy(mine, text.c_str(), sizeof mine - 1);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<char> all(64 * static_cast<std::size_t>(size));
+  MPI_Allgather(mine, 64, MPI_CHAR, all.data(), 64, MPI_CHAR, comm);
+  for (int r = 0; r < size; ++r)
+    if (std::strncmp(all.data() + 64 * r, mine, 64) != 0) return false;
+  return true;
+}
+
+bool pap_aware(const std::string &name) {
+  for (const char *n : {"clairvoyant", "uni_greedy", "bi_greedy", "slt", "prr", "slin", "sbn", "sls"})
+    if (name == n) return true;
+  return false;
+}
+
+// A non-commutative, associative user op: x ∘ y = x (the left operand
+// wins). Reduced in rank order, the result is rank 0's value.
+void left_wins(void *in, void *inout, int *len, MPI_Datatype *) {
+  std::memcpy(inout, in, static_cast<std::size_t>(*len) * sizeof(int));
+}
+
+void run(patcoll::test::Suite &suite, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int count = 1 << 18;  // 1 MiB of floats: above auto's 16 KiB
+  std::vector<float> send(count), got(count), want(count);
+  for (int i = 0; i < count; ++i) send[static_cast<std::size_t>(i)] = static_cast<float>((rank + 1) * (i % 7));
+  PMPI_Allreduce(send.data(), want.data(), count, MPI_FLOAT, MPI_SUM, comm);
+  const std::string where = " (P=" + std::to_string(size) + ")";
+
+  auto allreduce = [&](const char *what) {
+    std::fill(got.begin(), got.end(), -1.0f);
+    const int rc = PAT_Allreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm);
+    suite.check(rc == MPI_SUCCESS && got == want, std::string(what) + ": allreduce result" + where);
+    const std::string chosen = last(comm, "allreduce");
+    suite.check(agreed(comm, chosen), std::string(what) + ": every rank chose the same (" + chosen + ")" + where);
+    return chosen;
+  };
+
+  // No PAT vector: the size rule.
+  PAT_Set_arrivals(comm, nullptr);
+  suite.check(allreduce("no PATs") == "rabenseifner", "no PATs: the size rule's rabenseifner" + where);
+
+  if (size < 2) return;
+  // Balanced vector: native, whatever the model thinks of balanced algorithms.
+  std::vector<double> pats(static_cast<std::size_t>(size), 0.0);
+  PAT_Set_arrivals(comm, pats.data());
+  suite.check(allreduce("balanced") == "native", "balanced PATs: native" + where);
+
+  // One rank late by 1 s (hundreds of times the modelled collective): with
+  // P >= 4 the model predicts the Clairvoyant allreduce faster after the
+  // last arrival (tests/unit/test_select.cpp proves the model's side); with
+  // a pattern, auto runs native or a PAP-aware algorithm, never one of
+  // patcoll's classic ones (native stands for them).
+  pats[static_cast<std::size_t>(size - 1)] = 1.0;
+  PAT_Set_arrivals(comm, pats.data());
+  const std::string late = allreduce("one late by 1 s");
+  suite.check(late == "native" || pap_aware(late), "one late: native or PAP-aware (" + late + ")" + where);
+  if (size >= 4) suite.check(pap_aware(late), "one late, P >= 4: a PAP-aware algorithm (" + late + ")" + where);
+  // Back to balanced: native again.
+  std::fill(pats.begin(), pats.end(), 0.0);
+  PAT_Set_arrivals(comm, pats.data());
+  suite.check(allreduce("balanced again") == "native", "balanced again: native" + where);
+
+  // Changing patterns, 12 calls: every rank agrees every time (checked in allreduce()).
+  for (int k = 0; k < 12; ++k) {
+    std::fill(pats.begin(), pats.end(), 0.0);
+    pats[static_cast<std::size_t>(k % size)] = 0.002 * k;
+    pats[static_cast<std::size_t>((3 * k + 1) % size)] += 0.0005 * (k % 3);
+    PAT_Set_arrivals(comm, pats.data());
+    allreduce(("changing pattern " + std::to_string(k)).c_str());
+  }
+
+  // Reduce, one late, at a non-zero root.
+  {
+    std::fill(pats.begin(), pats.end(), 0.0);
+    pats[0] = 1.0;
+    PAT_Set_arrivals(comm, pats.data());
+    const int root = size - 1;
+    std::vector<float> reduced(count, -1.0f);
+    const int rc = PAT_Reduce(send.data(), reduced.data(), count, MPI_FLOAT, MPI_SUM, root, comm);
+    suite.check(rc == MPI_SUCCESS && (rank != root || reduced == want), "one late: reduce result" + where);
+    const std::string chosen = last(comm, "reduce");
+    // (With only rank 0 late, the linear reduce the MPI library could run
+    // is already at the bound, so native is a right answer here too.)
+    suite.check(agreed(comm, chosen) && (chosen == "native" || pap_aware(chosen)),
+                "one late: reduce chose native or a PAP-aware algorithm (" + chosen + ")" + where);
+  }
+
+  // A non-commutative op: never a commutative-only algorithm; right result.
+  {
+    MPI_Op op;
+    MPI_Op_create(left_wins, 0, &op);
+    std::vector<int> isend(count / 4), iwant(count / 4), igot(count / 4);
+    for (std::size_t i = 0; i < isend.size(); ++i) isend[i] = rank + static_cast<int>(i % 5);
+    PMPI_Allreduce(isend.data(), iwant.data(), count / 4, MPI_INT, op, comm);
+    PAT_Set_arrivals(comm, pats.data());
+    const int rc = PAT_Allreduce(isend.data(), igot.data(), count / 4, MPI_INT, op, comm);
+    const std::string chosen = last(comm, "allreduce");
+    suite.check(rc == MPI_SUCCESS && igot == iwant, "non-commutative op: result (" + chosen + ")" + where);
+    suite.check(chosen != "ring" && chosen != "prr" && chosen != "slt" && chosen != "clairvoyant",
+                "non-commutative op: no commutative-only algorithm (" + chosen + ")" + where);
+    MPI_Op_free(&op);
+  }
+
+  // Small messages: the size rule even with a late rank.
+  {
+    std::vector<float> small_got(16), small_want(16);
+    PMPI_Allreduce(send.data(), small_want.data(), 16, MPI_FLOAT, MPI_SUM, comm);
+    PAT_Allreduce(send.data(), small_got.data(), 16, MPI_FLOAT, MPI_SUM, comm);
+    suite.check(small_got == small_want && last(comm, "allreduce") == "recursive_doubling",
+                "small message with a late rank: the size rule (" + last(comm, "allreduce") + ")" + where);
+  }
+  PAT_Set_arrivals(comm, nullptr);
+}
+
+void api_errors(patcoll::test::Suite &suite) {
+  const char *name = "x";
+  suite.check(PAT_Get_last_algorithm(MPI_COMM_WORLD, "reduce", nullptr) == MPI_ERR_ARG, "NULL name: MPI_ERR_ARG");
+  suite.check(PAT_Get_last_algorithm(MPI_COMM_WORLD, "bcast", &name) == MPI_ERR_ARG,
+              "unknown collective: MPI_ERR_ARG");
+  suite.check(PAT_Get_last_algorithm(MPI_COMM_NULL, "reduce", &name) == MPI_ERR_COMM,
+              "MPI_COMM_NULL: MPI_ERR_COMM");
+  MPI_Comm fresh;
+  MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
+  name = "x";
+  suite.check(PAT_Get_last_algorithm(fresh, "gather", &name) == MPI_SUCCESS && name == nullptr,
+              "a communicator patcoll never served: NULL, and no set-up (local call)");
+  MPI_Comm_free(&fresh);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  patcoll::test::Suite suite;
+  api_errors(suite);
+  run(suite, MPI_COMM_WORLD);
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, g_rank % 2, g_rank, &half);
+  run(suite, half);
+  MPI_Comm_free(&half);
+  const int rc = suite.finish();
+  MPI_Finalize();
+  return rc;
+}

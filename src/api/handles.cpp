@@ -93,7 +93,7 @@ int init_persistent(const NativeCall &call, const char *algorithm, MPI_Info info
   auto first = std::make_shared<Run>();
   if (int rc = patcoll::mpi::prepare_call(call, name.c_str(), *first); rc != MPI_SUCCESS) return rc;
   auto used = std::make_shared<bool>(false);
-  h->collective = std::make_unique<patcoll::mpi::Handle>(true, [call, name, first, used](Run &run) {
+  h->collective = std::make_unique<patcoll::mpi::Handle>(true, [call, name, first, used](Run &run) -> int {
     if (!*used) {  // the first start runs what init prepared (its tag)
       *used = true;
       if (first->kind != Run::Kind::nothing) {

@@ -69,7 +69,7 @@ const std::vector<std::pair<MPI_Datatype, unsigned>> &predefined_types() {
 #endif
         {MPI_COMPLEX, complex}, {MPI_C_COMPLEX, complex}, {MPI_C_FLOAT_COMPLEX, complex},
         {MPI_C_DOUBLE_COMPLEX, complex}, {MPI_C_LONG_DOUBLE_COMPLEX, complex}, {MPI_DOUBLE_COMPLEX, complex},
-#ifdef MPI_CXX_FLOAT_COMPLEX
+#if defined(MPI_CXX_FLOAT_COMPLEX) && !defined(SMPI_H)  // SMPI names them but defines no object
         {MPI_CXX_FLOAT_COMPLEX, complex}, {MPI_CXX_DOUBLE_COMPLEX, complex},
         {MPI_CXX_LONG_DOUBLE_COMPLEX, complex},
 #endif

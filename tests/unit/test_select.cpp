@@ -187,7 +187,9 @@ TEST(Select, ANewPatternIsSimulatedAtMostOncePerPeriodCalls) {
     const Selection s = selector.select(p);
     simulated += !s.deferred;
     deferred += s.deferred;
-    if (s.deferred) EXPECT_FALSE(s.changed);  // the current choice is kept
+    if (s.deferred) {
+      EXPECT_FALSE(s.changed);  // the current choice is kept
+    }
   }
   EXPECT_EQ(simulated, 3);  // calls 0, 4, 8
   EXPECT_EQ(deferred, 9);

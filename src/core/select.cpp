@@ -78,10 +78,11 @@ const Prediction *find(const std::vector<Prediction> &predictions, std::string_v
 
 }  // namespace
 
-const std::vector<Prediction> *Selector::predictions_for(const Params &quantised, bool may_simulate, bool &hit) {
+const std::vector<Prediction> *Selector::predictions_for(const std::string &shape, const Params &quantised,
+                                                        bool may_simulate, bool &hit) {
   std::ostringstream os;
   os.precision(17);
-  os << shape_key(quantised) << " a";
+  os << shape << " a";
   for (double a : quantised.arrivals) os << ' ' << a;
   const std::string key = os.str();
   if (auto it = cache_.find(key); it != cache_.end()) {
@@ -139,7 +140,7 @@ Selection Selector::select(const Params &params) {
       selection.name = native_name;
     } else {
       const bool may_simulate = !current.simulated_once || ++current.calls_since_simulation >= options_.period;
-      const std::vector<Prediction> *predictions = predictions_for(quantised, may_simulate, selection.cache_hit);
+      const std::vector<Prediction> *predictions = predictions_for(shape, quantised, may_simulate, selection.cache_hit);
       if (!selection.cache_hit && predictions) {
         current.calls_since_simulation = 0;
         current.simulated_once = true;

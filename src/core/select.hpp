@@ -93,8 +93,9 @@ class Selector {
   std::size_t simulations() const { return simulations_; }  // cache misses so far
 
  private:
-  // nullptr on a miss when `may_simulate` is false.
-  const std::vector<Prediction> *predictions_for(const Params &quantised, bool may_simulate, bool &hit);
+  // nullptr on a miss when `may_simulate` is false. `shape` is shape_key(quantised), computed once per call.
+  const std::vector<Prediction> *predictions_for(const std::string &shape, const Params &quantised,
+                                                 bool may_simulate, bool &hit);
 
   SelectOptions options_;
   std::string last_choice_;  // for Selection::changed

@@ -575,24 +575,27 @@ int background_init(core::Collective collective, const char *algorithm, const vo
                        handle);
 }
 
-bool background_started(void *handle) {
+namespace {
+// `read(handle)` under both locks when `handle` is a live handle of the
+// running runtime; false otherwise.
+template <class Read>
+bool read_live_handle(void *handle, Read read) {
   std::lock_guard<std::mutex> lock(g_mutex);
   Runtime *rt = g_runtime;
   if (!rt) return false;
   Handle *h = live_handle(rt, handle);
   if (!h) return false;
   std::lock_guard<std::mutex> handle_lock(rt->mutex);
-  return h->started;
+  return read(*h);
+}
+}  // namespace
+
+bool background_started(void *handle) {
+  return read_live_handle(handle, [](const Handle &h) { return h.started; });
 }
 
 bool background_part_pending(void *handle) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  Runtime *rt = g_runtime;
-  if (!rt) return false;
-  Handle *h = live_handle(rt, handle);
-  if (!h) return false;
-  std::lock_guard<std::mutex> handle_lock(rt->mutex);
-  return h->pending != 0;
+  return read_live_handle(handle, [](const Handle &h) { return h.pending != 0; });
 }
 
 int background_run(void *handle) {

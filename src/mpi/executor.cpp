@@ -1,7 +1,11 @@
 #include "executor.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "error.hpp"
 
@@ -14,7 +18,31 @@ namespace {
 
 bool is_combining_recv(const core::Op &op) { return op.kind == OpKind::recv && op.combine != Combine::store; }
 
+// PATCOLL_COMBINE, read once: -1 not read yet, else 0 arrival, 1 wait, 2 malformed.
+std::atomic<int> g_combine_mode{-1};
+
 }  // namespace
+
+int combine_mode(CombineMode &out) {
+  int mode = g_combine_mode.load(std::memory_order_relaxed);
+  if (mode < 0) {
+    const char *text = std::getenv("PATCOLL_COMBINE");
+    mode = !text || !*text || std::strcmp(text, "arrival") == 0 ? 0 : std::strcmp(text, "wait") == 0 ? 1 : 2;
+    g_combine_mode.store(mode, std::memory_order_relaxed);  // a race stores the same value
+  }
+  if (mode == 2) {
+    const char *text = std::getenv("PATCOLL_COMBINE");
+    return fail(MPI_ERR_ARG, std::string("PATCOLL_COMBINE='") + (text ? text : "") + "' is neither arrival nor wait");
+  }
+  out = mode == 1 ? CombineMode::wait : CombineMode::arrival;
+  return MPI_SUCCESS;
+}
+
+void set_combine_mode(CombineMode mode) {
+  g_combine_mode.store(mode == CombineMode::wait ? 1 : 0, std::memory_order_relaxed);
+}
+
+void reset_combine_mode() { g_combine_mode.store(-1, std::memory_order_relaxed); }
 
 ProgramShape ProgramShape::of(const core::Program &program) {
   ProgramShape shape;
@@ -56,6 +84,7 @@ int Execution::start(const core::Program &program, const ProgramShape &shape, co
                      const ExecutionContext &context, Workspace &workspace) {
   if (active()) return fail(MPI_ERR_REQUEST, "the collective is still active");
   if (shape.largest > INT_MAX) return fail(MPI_ERR_COUNT, "a message of more than INT_MAX elements");
+  if (int rc = combine_mode(mode_); rc != MPI_SUCCESS) return rc;
   int commutative = 1;
   if (context.op != MPI_OP_NULL) PATCOLL_MPI_CHECK(MPI_Op_commutative(context.op, &commutative));
   commutative_ = commutative != 0;
@@ -168,6 +197,7 @@ void Execution::apply(Slot &slot) {
 
 void Execution::apply_ready_combines() {
   if (unapplied_ == 0) return;
+  if (mode_ == CombineMode::wait && outstanding_ > 0) return;  // after the step's wait, in op order
   auto overlaps = [](const char *lo, const char *hi, const Slot &other) { return lo < other.hi && other.lo < hi; };
   blocked_.clear();
   for (Slot &slot : slots_) {
@@ -196,9 +226,19 @@ void Execution::complete_request(int index, const MPI_Status *status) {
     note_error(mpi_failure(status->MPI_ERROR, slot.op->kind == OpKind::send ? "a send" : "a receive"));
 }
 
+void Execution::complete_one_by_one() {
+  for (int i = 0; i < posted_; ++i) {
+    if (slots_[static_cast<std::size_t>(i)].done) continue;
+    MPI_Request &request = workspace_->requests[static_cast<std::size_t>(i)];
+    if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
+    complete_request(i, nullptr);
+  }
+}
+
 int Execution::progress(bool block, bool &made_progress) {
   made_progress = false;
   if (outstanding_ == 0) return MPI_SUCCESS;
+  if (mode_ == CombineMode::wait) return progress_all(block, made_progress);
   Workspace &w = *workspace_;
   int count = 0;
   const int rc = block ? MPI_Waitsome(posted_, w.requests.data(), &count, w.indices.data(), w.statuses.data())
@@ -206,12 +246,7 @@ int Execution::progress(bool block, bool &made_progress) {
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
     // Which requests completed is unknown: complete them one by one.
     note_error(mpi_failure(rc, block ? "MPI_Waitsome" : "MPI_Testsome"));
-    for (int i = 0; i < posted_; ++i) {
-      if (slots_[static_cast<std::size_t>(i)].done) continue;
-      MPI_Request &request = w.requests[static_cast<std::size_t>(i)];
-      if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
-      complete_request(i, nullptr);
-    }
+    complete_one_by_one();
     made_progress = true;
     return MPI_SUCCESS;
   }
@@ -229,6 +264,35 @@ int Execution::progress(bool block, bool &made_progress) {
     complete_request(index, rc == MPI_ERR_IN_STATUS ? &w.statuses[static_cast<std::size_t>(k)] : nullptr);
   }
   made_progress = count > 0;
+  return MPI_SUCCESS;
+}
+
+int Execution::progress_all(bool block, bool &made_progress) {
+  Workspace &w = *workspace_;
+  int all = 1;
+  const int rc = block ? MPI_Waitall(posted_, w.requests.data(), w.statuses.data())
+                       : MPI_Testall(posted_, w.requests.data(), &all, w.statuses.data());
+  if (rc == MPI_SUCCESS) {
+    if (!all) return MPI_SUCCESS;
+    for (int i = 0; i < posted_; ++i) complete_request(i, nullptr);
+    made_progress = true;
+    return MPI_SUCCESS;
+  }
+  if (rc != MPI_ERR_IN_STATUS) {
+    note_error(mpi_failure(rc, block ? "MPI_Waitall" : "MPI_Testall"));
+    complete_one_by_one();
+    made_progress = true;
+    return MPI_SUCCESS;
+  }
+  // Each status says whether its request failed, completed or is pending.
+  for (int i = 0; i < posted_; ++i) {
+    const MPI_Status &status = w.statuses[static_cast<std::size_t>(i)];
+    if (slots_[static_cast<std::size_t>(i)].done || status.MPI_ERROR == MPI_ERR_PENDING) continue;
+    MPI_Request &request = w.requests[static_cast<std::size_t>(i)];
+    if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+    complete_request(i, &status);
+    made_progress = true;
+  }
   return MPI_SUCCESS;
 }
 

@@ -20,6 +20,14 @@
 //     may then differ in the last bits from run to run, as MPI allows).
 // Overlap is decided on addresses, so MPI_IN_PLACE aliasing is covered.
 //
+// PATCOLL_COMBINE=wait switches combining on arrival off (for measuring
+// what it gains, docs/executor.md): each step then completes its requests
+// with one MPI_Waitall / MPI_Testall and applies its combining recvs after
+// it, in op order — the IR's phase 4 as written, the executor before
+// 48d1c3e, what `patcoll-sim --no-overlap` models. `arrival` (the default)
+// is the behaviour above. Read once per process; any other value makes
+// every start fail with MPI_ERR_ARG.
+//
 // Memory: the scratch buffer, the staging for combining receives, the
 // request and status arrays live in a Workspace that the caller keeps
 // (with the cached Program: no allocation and no zero fill per call; the
@@ -44,6 +52,13 @@
 #include "datatype.hpp"
 
 namespace patcoll::mpi {
+
+enum class CombineMode : std::uint8_t { arrival, wait };
+// The process's mode (PATCOLL_COMBINE; set_combine_mode overrides it, for
+// tests and benchmarks). MPI_SUCCESS, or MPI_ERR_ARG for a malformed value.
+int combine_mode(CombineMode &out);
+void set_combine_mode(CombineMode);
+void reset_combine_mode();  // PATCOLL_COMBINE is read again at the next start
 
 struct ExecutionBuffers {
   const void *send = nullptr;  // the user's send buffer (never written)
@@ -118,14 +133,18 @@ class Execution {
   // the next one's local ops and posting its messages); returns when a step
   // waits on communication or the Program is complete.
   void advance();
-  // One MPI_Waitsome/MPI_Testsome over the current step's requests.
+  // One MPI_Waitsome/MPI_Testsome over the current step's requests
+  // (CombineMode::wait: one MPI_Waitall/MPI_Testall).
   int progress(bool block, bool &made_progress);
+  int progress_all(bool block, bool &made_progress);
+  void complete_one_by_one();
 
   const core::Program *program_ = nullptr;
   ExecutionBuffers buffers_;
   ExecutionContext context_;
   Workspace *workspace_ = nullptr;
   bool commutative_ = true;
+  CombineMode mode_ = CombineMode::arrival;
   std::size_t step_ = 0;
   bool in_step_ = false;  // step_'s ops are posted
   int posted_ = 0;       // requests of the current step

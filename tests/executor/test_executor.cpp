@@ -2,7 +2,9 @@
 // hand-written Programs — what it promises beyond "the collectives give the
 // right result" (that is the drivers of tests/mpi):
 //   - combining receives are applied as they arrive for a commutative op,
-//     and in op order for a non-commutative one;
+//     and in op order for a non-commutative one; with PATCOLL_COMBINE=wait
+//     only after the step's last request, in op order (a malformed value
+//     is MPI_ERR_ARG before anything is posted);
 //   - a combine waits for a send of the same step that reads its memory;
 //   - start/test keep the position across calls; a Workspace is reused;
 //   - a failure (a truncated receive) mid-collective is returned on the
@@ -13,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -82,9 +85,12 @@ int error_class(int rc) {
 
 // Rank 0 receives one value from each of ranks 1 and 2 and combines both
 // into recv[0]; rank 1 sends only after rank 0 told it to (a plain message
-// on MPI_COMM_WORLD), so rank 2's contribution is there first.
-void arrival_order(test::Suite &suite, Fixture &f, bool commutative) {
+// on MPI_COMM_WORLD), so rank 2's contribution is there first. With
+// CombineMode::wait rank 2's value waits for rank 1's, then op order.
+void arrival_order(test::Suite &suite, Fixture &f, bool commutative, mpi::CombineMode mode) {
   if (f.size < 3) return;
+  mpi::set_combine_mode(mode);
+  const bool on_arrival = mode == mpi::CombineMode::arrival;
   MPI_Op op;
   MPI_Op_create(commutative ? logging_sum : logging_matmul, commutative, &op);
   MPI_Datatype matrix;
@@ -107,13 +113,14 @@ void arrival_order(test::Suite &suite, Fixture &f, bool commutative) {
   mpi::Workspace workspace;
   const mpi::ProgramShape shape = mpi::ProgramShape::of(program);
   g_combines.clear();
-  const std::string what = commutative ? "commutative op: " : "non-commutative op: ";
+  const std::string what = std::string(on_arrival ? "" : "PATCOLL_COMBINE=wait, ") +
+                           (commutative ? "commutative op: " : "non-commutative op: ");
   int rc = MPI_SUCCESS;
   if (f.rank == 0) {
     mpi::Execution execution;
     rc = execution.start(program, shape, {send.data(), recv.data()}, context, workspace);
     bool complete = false;
-    if (commutative) {
+    if (commutative && on_arrival) {
       // Rank 2's value is combined while rank 1's has not even been sent.
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
       while (rc == MPI_SUCCESS && g_combines.empty() && std::chrono::steady_clock::now() < deadline) {
@@ -126,7 +133,7 @@ void arrival_order(test::Suite &suite, Fixture &f, bool commutative) {
         rc = execution.test(complete);
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
-      suite.check(g_combines.empty(), what + "rank 2's matrix is not combined before rank 1's");
+      suite.check(g_combines.empty(), what + "rank 2's contribution is not combined before rank 1's");
       suite.check(!complete, what + "not complete before rank 1 sent");
     }
     int go = 1;
@@ -138,8 +145,11 @@ void arrival_order(test::Suite &suite, Fixture &f, bool commutative) {
   }
   suite.check(rc == MPI_SUCCESS, what + "returned " + test::error_class_name(rc));
   if (f.rank == 0) {
-    if (commutative) {
+    if (commutative && on_arrival) {
       suite.check(g_combines == std::vector<int>{12, 11}, what + "combined in arrival order (rank 2, then rank 1)");
+      suite.check(recv[0] == 10 + 11 + 12, what + "sum");
+    } else if (commutative) {
+      suite.check(g_combines == std::vector<int>{11, 12}, what + "combined in op order (rank 1, then rank 2)");
       suite.check(recv[0] == 10 + 11 + 12, what + "sum");
     } else {
       suite.check(g_combines == std::vector<int>{3, 4}, what + "combined in op order (rank 1, then rank 2)");
@@ -149,6 +159,36 @@ void arrival_order(test::Suite &suite, Fixture &f, bool commutative) {
   }
   MPI_Type_free(&matrix);
   MPI_Op_free(&op);
+  mpi::set_combine_mode(mpi::CombineMode::arrival);
+}
+
+// PATCOLL_COMBINE other than arrival|wait: every start fails with
+// MPI_ERR_ARG, nothing posted, buffers untouched; a valid value works again.
+void malformed_combine_mode(test::Suite &suite, Fixture &f) {
+  Program program = f.empty();
+  const int peer = f.rank ^ 1;
+  if (peer < f.size) core::add_step(program, {core::send_op(peer, core::send_buf(0, 1)), core::recv_op(peer, core::recv_buf(0, 1))});
+  std::vector<int> send{f.rank}, recv{-7};
+  for (const char *value : {"bogus", "wait", "arrival"}) {
+    setenv("PATCOLL_COMBINE", value, 1);
+    mpi::reset_combine_mode();
+    mpi::Execution execution;
+    mpi::Workspace workspace;
+    const int rc = execution.start(program, mpi::ProgramShape::of(program), {send.data(), recv.data()},
+                                   f.context(MPI_INT, MPI_SUM), workspace);
+    const std::string what = std::string("PATCOLL_COMBINE=") + value + ": ";
+    if (std::string(value) == "bogus") {
+      suite.check(error_class(rc) == MPI_ERR_ARG, what + "start returned " + test::error_class_name(rc));
+      suite.check(!execution.active() && recv[0] == -7, what + "nothing started, receive buffer untouched");
+    } else {
+      const int rc2 = rc == MPI_SUCCESS ? execution.wait() : rc;
+      suite.check(rc2 == MPI_SUCCESS, what + "returned " + test::error_class_name(rc2));
+      suite.check(recv[0] == (peer < f.size ? peer : -7), what + "exchanged");
+    }
+    recv[0] = -7;
+  }
+  unsetenv("PATCOLL_COMBINE");
+  mpi::reset_combine_mode();
 }
 
 // Recursive-doubling shape in place at rank 0: one step sends the whole
@@ -293,11 +333,19 @@ int main(int argc, char **argv) {
   {
     test::Suite suite;
     Fixture f;
-    arrival_order(suite, f, true);
-    arrival_order(suite, f, false);
+    for (mpi::CombineMode mode : {mpi::CombineMode::arrival, mpi::CombineMode::wait}) {
+      arrival_order(suite, f, true, mode);
+      arrival_order(suite, f, false, mode);
+    }
     combine_waits_for_send(suite, f);
-    resumable_and_reused(suite, f);
-    truncated_receive(suite, f);
+    malformed_combine_mode(suite, f);
+    for (mpi::CombineMode mode : {mpi::CombineMode::arrival, mpi::CombineMode::wait}) {
+      // (MPI_Waitsome / MPI_Testsome, then MPI_Waitall / MPI_Testall)
+      mpi::set_combine_mode(mode);
+      resumable_and_reused(suite, f);
+      truncated_receive(suite, f);
+    }
+    mpi::set_combine_mode(mpi::CombineMode::arrival);
     rc = suite.finish();
   }
   MPI_Finalize();

@@ -49,6 +49,15 @@ void destroy(PAT_Handle handle) {
   delete handle;
 }
 
+}  // namespace
+
+patcoll::mpi::Handle *patcoll::mpi::collective_of(PAT_Handle_s *handle) {
+  PAT_Handle_s *h = live(handle);
+  return h ? h->collective.get() : nullptr;
+}
+
+namespace {
+
 // The MPI-4 way to name the algorithm of a persistent collective: the info
 // key "patcoll_algorithm".
 std::string info_algorithm(MPI_Info info) {

@@ -111,6 +111,7 @@ class Execution {
   // Blocks until complete; returns MPI_SUCCESS or the first error.
   int wait();
   bool active() const { return program_ != nullptr; }
+  std::size_t position() const { return step_; }  // the step being run (steps.size() once complete)
 
  private:
   struct Slot {

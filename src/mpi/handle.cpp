@@ -92,6 +92,7 @@ int Handle::start() {
   if (int rc = prepare_(run); rc != MPI_SUCCESS) return rc;
   run_ = std::move(run);
   rc_ = MPI_SUCCESS;
+  thread_advances_ = 0;
   switch (run_.kind) {
     case Run::Kind::nothing:
       break;
@@ -173,9 +174,24 @@ void Handle::progress() {
   if (!lock.owns_lock() || !active_ || run_.kind != Run::Kind::program) return;
   // Completion (finish, release, the return code) is left to PAT_Test /
   // PAT_Wait on the application's thread: only the schedule advances here.
+  if (!execution_.active()) return;  // schedule complete, waiting for PAT_Test / PAT_Wait
+  const std::size_t before = execution_.position();
   bool complete = false;
   const int rc = execution_.test(complete);
   if (complete && rc != MPI_SUCCESS && rc_ == MPI_SUCCESS) rc_ = rc;
+  if (complete || execution_.position() != before) ++thread_advances_;
+}
+
+HandleProgress Handle::peek() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  HandleProgress p;
+  p.active = active_;
+  if (active_ && run_.kind == Run::Kind::program) {
+    p.schedule_complete = !execution_.active();
+    p.step = execution_.position();
+  }
+  p.thread_advances = thread_advances_;
+  return p;
 }
 
 void set_start_listener(void (*listener)()) { g_start_listener.store(listener); }

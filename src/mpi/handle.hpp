@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -21,6 +22,8 @@
 
 #include "comm_cache.hpp"
 #include "executor.hpp"
+
+struct PAT_Handle_s;  // src/api/handles.cpp
 
 namespace patcoll::mpi {
 
@@ -57,6 +60,15 @@ struct Run {
   CommState *state = nullptr;  // program: the communicator's state (its tags)
 };
 
+// What a handle's run has done, read without progressing it (the test that
+// the PAT runtime's thread alone progresses a collective).
+struct HandleProgress {
+  bool active = false;             // started and not yet completed by PAT_Test / PAT_Wait
+  bool schedule_complete = false;  // executor runs: the Program's last step is done
+  std::size_t step = 0;            // executor runs: the step the Execution is in
+  std::uint64_t thread_advances = 0;  // progress() calls (the runtime's thread) that moved this run
+};
+
 class Handle {
  public:
   // Prepares a run: argument checks, selection, Program, tag. Called at
@@ -72,6 +84,7 @@ class Handle {
   int test(bool &complete);       // progress without blocking
   int wait();                     // blocks until the run is complete
   void progress();                // from the PAT runtime's thread: never blocks, errors kept for test/wait
+  HandleProgress peek();          // no MPI call, no progress
 
  private:
   int complete_run();  // after completion: finish, release, the run's code
@@ -86,7 +99,12 @@ class Handle {
   MPI_Request request_ = MPI_REQUEST_NULL;
   bool active_ = false;
   int rc_ = MPI_SUCCESS;  // first error of the active run
+  std::uint64_t thread_advances_ = 0;
 };
+
+// The executor collective behind a live PAT_Handle; null for a background
+// collective or a handle that is not live (src/api/handles.cpp).
+Handle *collective_of(PAT_Handle_s *handle);
 
 // A collective call's start (src/api/patcoll.cpp): argument checks,
 // selection (`algorithm` first when not null/empty), Program, tag — what

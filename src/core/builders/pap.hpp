@@ -45,8 +45,12 @@ inline constexpr int kMaxFolded = 3;         // late ranks folded one by one, at
 ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &);
 std::vector<Program> build_clairvoyant_allreduce(const Params &, const ClairvoyantAllreducePlan &);
 std::vector<Program> allreduce_clairvoyant(const Params &);  // = build(plan(params))
-// Default segments of a fold into a group of `group_size` ranks:
-// N = sqrt((n − 1)·m(β+γ)/α), clamped to [1, count].
+// Rounds a fold into a group of `group_size` = n ranks takes beyond its N
+// segments at most (the two trees' pipeline fill, a test checks it for
+// n ≤ 127): F = 2⌈log2(n + 1)⌉ − 1.
+int clairvoyant_fold_fill_rounds(int group_size);
+// Default segments of a fold: N = sqrt(F·m(β+γ)/α), clamped to [1, count],
+// which minimises (N + F)(α + (m/N)(β+γ)).
 std::int64_t clairvoyant_fold_segments(const Params &, int group_size);
 
 // MPI_Scatter ([PS] §2.1, §4.1). Each has a per-rank builder and an _all

@@ -8,20 +8,25 @@
 //   1. G runs a classic allreduce among itself (ring, rabenseifner or
 //      recursive_doubling over its positions) while the late ranks compute.
 //   2. Fold of late rank L into G = g_0 … g_{n−1} (all holding S_G): in N
-//      segments, L streams its raw vector down the chain g_0 → … → g_{n−1}
-//      (each member combines the segment into its result and forwards the
-//      raw segment), while g_{n−1} — the one member whose send port is free
-//      — streams S_G to L, which combines. L then joins G.
+//      segments, L broadcasts its raw vector to G down two binary trees
+//      (pipelined, segments alternating between them, every member interior
+//      in at most one: [SST] Sanders/Speck/Träff's two-tree broadcast);
+//      each member combines each raw segment into its result, and the two
+//      units of send capacity the trees leave free stream S_G (or the
+//      final segments) back to L. L then joins G.
 // The plan (k, group shape, N) is the candidate with the least simulated
 // run time under Params::cost and the PATs; k = 0 is the classic algorithm
 // itself over all ranks in rank order, so balanced PATs cost exactly the
 // best classic. Above kSimulatedProcs ranks the plan is chosen by formula.
-// Cost of one fold after L arrives: (N + n − 1)(α + (m/N)(β+γ)) with
-// N = sqrt((n − 1)m(β+γ)/α): m(β+γ) + 2·sqrt((n−1)m(β+γ)α) + (n−1)α,
-// i.e. one m-byte transfer plus pipeline fill (the ring pays ~2m(β+γ)).
+// Cost of one fold after L arrives: at most (N + F)(α + (m/N)(β+γ)) rounds,
+// F = 2⌈log2(n + 1)⌉ − 1 the trees' fill; at N = sqrt(F·m(β+γ)/α) that is
+// m(β+γ) + 2·sqrt(F·m(β+γ)α) + Fα, one m-byte transfer plus a log-depth
+// fill (the ring pays ~2m(β+γ), the chain fold of the first version paid
+// the fill with F = n − 1).
 // Restrictions: commutative (S_G + x_L is not in rank order); pap_aware;
 // schedule_based. Any PAT vector is correct — wrong PATs only cost time.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -56,57 +61,168 @@ int max_round(const std::vector<Program> &programs) {
   return last;
 }
 
-// One fold of `late` into `group` in `segments` segments (see the header),
-// in lockstep rounds t = 0, 1, …: L sends raw segment t to g_0 and receives
-// S_G segment t from g_{n−1}; g_i receives raw segment t − i and forwards
-// (and combines) segment t − i − 1; g_{n−1} sends S_G segment t before it
-// combines raw segment t into it (n − 1 ≥ 0 rounds later). Everyone talks
-// to its neighbours in the same round, so no step waits on a later one.
-// Scratch: two segment slots (double buffering), at offset 0.
+// The two trees of a fold over group positions 0 … n−1 ([SST] Sanders,
+// Speck, Träff 2009, "Two-tree algorithms for full bandwidth broadcast,
+// reduction and scan"): tree 0's interior nodes are the odd positions,
+// tree 1's the even ones, each a binary heap over [interior…, leaves…]
+// (a heap of S nodes has children only at its first ⌊(S−1)/2⌋ ≤ |interior|
+// nodes, so every leaf of one tree is interior in the other, or a leaf of
+// both when n ≤ 2). A member forwards each segment of one tree to at most
+// two children and none of the other tree's: ~m out per member, not 2m.
+struct FoldTree {
+  int root = 0;
+  std::vector<std::vector<int>> children;  // per position
+};
+
+FoldTree fold_tree(int members, int parity) {
+  std::vector<int> heap;
+  for (int p = 0; p < members; ++p)
+    if (p % 2 != parity) heap.push_back(p);  // interior: odd positions for tree 0
+  for (int p = 0; p < members; ++p)
+    if (p % 2 == parity) heap.push_back(p);
+  FoldTree tree{heap[0], std::vector<std::vector<int>>(static_cast<std::size_t>(members))};
+  for (std::size_t j = 1; j < heap.size(); ++j)
+    tree.children[static_cast<std::size_t>(heap[(j - 1) / 2])].push_back(heap[j]);
+  return tree;
+}
+
+// A link of the fold: `from` sends to `to` in the rounds of parity `color`,
+// either the segments of tree `tree` in the order they reached `from`, or
+// (tree = -1, to = L) L's share of S_G / the result.
+struct FoldLink {
+  int from, to, tree, color = -1;
+  std::size_t sent = 0;  // segments of the tree sent so far
+};
+
+// Colours the links with two colours so that no node has two outgoing or
+// two incoming links of one colour ([SST] §3: the links form a bipartite
+// multigraph of degree ≤ 2 — out-sides against in-sides — whose components
+// are paths and even cycles; colour each alternately).
+void colour_links(std::vector<FoldLink> &links, int nodes) {
+  std::vector<std::vector<std::size_t>> at(2 * static_cast<std::size_t>(nodes));  // out-side v, in-side nodes + v
+  for (std::size_t e = 0; e < links.size(); ++e) {
+    at[static_cast<std::size_t>(links[e].from)].push_back(e);
+    at[static_cast<std::size_t>(nodes + links[e].to)].push_back(e);
+  }
+  auto walk = [&](std::size_t vertex, std::size_t edge) {
+    for (int colour = 0;; colour = 1 - colour) {
+      links[edge].color = colour;
+      const FoldLink &link = links[edge];
+      vertex = vertex == static_cast<std::size_t>(link.from) ? static_cast<std::size_t>(nodes + link.to)
+                                                              : static_cast<std::size_t>(link.from);
+      const auto next = std::find_if(at[vertex].begin(), at[vertex].end(), [&](std::size_t e) { return links[e].color < 0; });
+      if (next == at[vertex].end()) return;
+      edge = *next;
+    }
+  };
+  for (std::size_t vertex = 0; vertex < at.size(); ++vertex)  // paths, from an end
+    if (at[vertex].size() == 1 && links[at[vertex][0]].color < 0) walk(vertex, at[vertex][0]);
+  for (std::size_t e = 0; e < links.size(); ++e)  // cycles
+    if (links[e].color < 0) walk(static_cast<std::size_t>(links[e].from), e);
+}
+
+// One fold of `late` (L) into `group` (all holding S_G) in `segments`
+// segments, as a two-tree pipelined broadcast of x_L ([SST]) in rounds:
+// L sends raw segment s to the root of tree s mod 2; a member that
+// received raw segment s in round t combines it into its result at its
+// next step and forwards it to its children in tree s mod 2 from round
+// t + 1 on, each link in the rounds of its colour. The two units of send
+// capacity the trees leave free (a member that is a leaf in both trees,
+// or two members with one child) stream L's segments back: S_G's segment
+// s (L combines) or, once that member has combined raw s, the final
+// segment s (L stores), each after the round in which L sent its own
+// segment s. Every rank sends and receives at most one segment a round;
+// a hop costs one or two rounds, so the fold takes about N + 1.5 ×
+// (tree height + 1) rounds. Raw segments live in scratch at their own
+// offset (scratch = m). Everyone ends with S_G + x_L.
 void append_fold(std::vector<Program> &programs, const Params &params, const std::vector<int> &group, int late,
                  std::int64_t segments, int first_round) {
   const std::int64_t n = params.count;
   const int members = static_cast<int>(group.size());
-  const std::int64_t slot = segment_span(n, segments, 0).count;  // the largest segment
+  const int late_node = members;  // L's node index in the schedule
+  const FoldTree trees[2] = {fold_tree(members, 0), fold_tree(members, 1)};
   auto seg = [&](Buffer buffer, std::int64_t s) {
     const Span span = segment_span(n, segments, s);
     return Region{buffer, span.offset, span.count};
   };
-  auto scratch_slot = [&](std::int64_t s) { return scratch_buf((s % 2) * slot, segment_span(n, segments, s).count); };
-  auto valid = [&](std::int64_t s) { return s >= 0 && s < segments; };
-  const int last = group[members - 1];
-  // The late rank: streams its vector to g_0, receives S_G from g_{n−1}.
-  Program &late_program = programs[late];
-  late_program.scratch_count = std::max(late_program.scratch_count, 2 * slot);
-  for (std::int64_t t = 0; t <= segments; ++t) {
-    std::vector<Op> ops;
-    if (t == 0) ops.push_back(copy_op(send_buf(0, n), recv_buf(0, n)));
-    if (valid(t - 1)) ops.push_back(combine_op(scratch_slot(t - 1), seg(Buffer::recv, t - 1), Combine::left));
-    if (valid(t)) {
-      ops.push_back(send_op(group[0], seg(Buffer::recv, t)));  // still L's own segment t
-      ops.push_back(recv_op(last, scratch_slot(t)));
-    }
-    add_step(late_program, std::move(ops), first_round + static_cast<int>(t));
-  }
-  // The group: receive the raw segment, combine it, forward it.
-  for (int i = 0; i < members; ++i) {
-    Program &program = programs[group[i]];
-    program.scratch_count = std::max(program.scratch_count, 2 * slot);
-    const int previous = i == 0 ? late : group[i - 1];
-    const bool is_last = i + 1 == members;
-    for (std::int64_t t = 0; t <= segments + i; ++t) {
-      std::vector<Op> ops;
-      const std::int64_t arriving = t - i, done = t - i - 1;
-      if (valid(done)) {
-        ops.push_back(combine_op(scratch_slot(done), seg(Buffer::recv, done), Combine::left));
-        if (!is_last) ops.push_back(send_op(group[i + 1], scratch_slot(done)));
+  auto rank_of = [&](int node) { return node == late_node ? late : group[static_cast<std::size_t>(node)]; };
+  std::vector<FoldLink> links;
+  std::vector<int> spare(static_cast<std::size_t>(members), 2);  // free send capacity per member
+  for (int tree = 0; tree < 2; ++tree) {
+    links.push_back({late_node, trees[tree].root, tree});
+    for (int node = 0; node < members; ++node)
+      for (int child : trees[tree].children[static_cast<std::size_t>(node)]) {
+        links.push_back({node, child, tree});
+        --spare[static_cast<std::size_t>(node)];
       }
-      // g_{n−1}'s segment t still holds S_G: raw segment t is combined in round t + n.
-      if (is_last && valid(t)) ops.push_back(send_op(late, seg(Buffer::recv, t)));
-      if (valid(arriving)) ops.push_back(recv_op(previous, scratch_slot(arriving)));
-      add_step(program, std::move(ops), first_round + static_cast<int>(t));
+  }
+  for (int node = 0; node < members; ++node)
+    for (; spare[static_cast<std::size_t>(node)] > 0; --spare[static_cast<std::size_t>(node)])
+      links.push_back({node, late_node, -1});  // two in all: 2n capacity, 2(n − 1) tree links
+  colour_links(links, members + 1);
+  // arrivals[node][tree]: (segment, round received) in order; L holds all at round −1.
+  std::vector<std::array<std::vector<std::pair<std::int64_t, int>>, 2>> arrivals(static_cast<std::size_t>(members) + 1);
+  for (std::int64_t s = 0; s < segments; ++s) arrivals[static_cast<std::size_t>(late_node)][s % 2].push_back({s, -1});
+  constexpr int kNever = std::numeric_limits<int>::max();
+  std::vector<int> received_round(static_cast<std::size_t>(members) * static_cast<std::size_t>(segments), kNever);
+  std::vector<int> late_sent(static_cast<std::size_t>(segments), kNever);
+  std::int64_t late_received = 0, delivered = 0;
+  const std::int64_t deliveries = (members + 1) * segments;
+  std::vector<std::vector<Op>> ops(static_cast<std::size_t>(members) + 1);
+  std::vector<std::vector<std::int64_t>> uncombined(static_cast<std::size_t>(members) + 1);
+  auto flush = [&](int node, int round) {  // one step: combines of segments received before `round` first
+    std::vector<Op> step;
+    for (std::int64_t s : uncombined[static_cast<std::size_t>(node)])
+      step.push_back(combine_op(seg(Buffer::scratch, s), seg(Buffer::recv, s), Combine::left));
+    uncombined[static_cast<std::size_t>(node)].clear();
+    for (Op &op : ops[static_cast<std::size_t>(node)]) step.push_back(op);
+    ops[static_cast<std::size_t>(node)].clear();
+    add_step(programs[static_cast<std::size_t>(rank_of(node))], std::move(step), first_round + round);
+  };
+  for (int node = 0; node <= members; ++node) {
+    Program &program = programs[static_cast<std::size_t>(rank_of(node))];
+    program.scratch_count = std::max(program.scratch_count, n);
+  }
+  ops[static_cast<std::size_t>(late_node)].push_back(copy_op(send_buf(0, n), recv_buf(0, n)));
+  std::vector<std::pair<int, std::int64_t>> arrived;  // (node, segment) received this round
+  int round = 0;
+  for (; delivered < deliveries; ++round) {
+    arrived.clear();
+    for (FoldLink &link : links) {
+      if (link.color != round % 2) continue;
+      const int from = link.from, to = link.to;
+      if (link.tree < 0) {  // to L
+        if (late_received == segments || late_sent[static_cast<std::size_t>(late_received)] >= round) continue;
+        const std::int64_t s = late_received++;
+        const bool final = received_round[static_cast<std::size_t>(from) * segments + s] < round;  // combined at this step's start
+        ops[static_cast<std::size_t>(from)].push_back(send_op(late, seg(Buffer::recv, s)));
+        ops[static_cast<std::size_t>(late_node)].push_back(
+            recv_op(group[static_cast<std::size_t>(from)], seg(Buffer::recv, s), final ? Combine::store : Combine::left));
+        ++delivered;
+        continue;
+      }
+      const auto &held = arrivals[static_cast<std::size_t>(from)][link.tree];
+      if (link.sent == held.size() || held[link.sent].second >= round) continue;
+      const std::int64_t s = held[link.sent++].first;
+      if (from == late_node) {
+        ops[static_cast<std::size_t>(from)].push_back(send_op(rank_of(to), seg(Buffer::recv, s)));  // L's own segment
+        late_sent[static_cast<std::size_t>(s)] = round;
+      } else {
+        ops[static_cast<std::size_t>(from)].push_back(send_op(rank_of(to), seg(Buffer::scratch, s)));
+      }
+      ops[static_cast<std::size_t>(to)].push_back(recv_op(rank_of(from), seg(Buffer::scratch, s)));
+      arrived.push_back({to, s});
+      ++delivered;
+    }
+    for (int node = 0; node <= members; ++node)
+      if (!ops[static_cast<std::size_t>(node)].empty()) flush(node, round);
+    for (const auto &[node, s] : arrived) {
+      received_round[static_cast<std::size_t>(node) * segments + s] = round;
+      arrivals[static_cast<std::size_t>(node)][s % 2].push_back({s, round});
+      uncombined[static_cast<std::size_t>(node)].push_back(s);
     }
   }
+  for (int node = 0; node < members; ++node) flush(node, round);
 }
 
 Params group_params(const Params &params, int members) {
@@ -147,11 +263,13 @@ ClassicEstimate best_classic_estimate(const CostModel &cost, int procs, double b
 
 }  // namespace
 
+int clairvoyant_fold_fill_rounds(int group_size) { return 2 * ceil_log2(std::max(1, group_size) + 1) - 1; }
+
 std::int64_t clairvoyant_fold_segments(const Params &params, int group_size) {
   if (params.count <= 0) return 0;
   const double bytes = static_cast<double>(params.count) * static_cast<double>(params.element_bytes);
   const double alpha = std::max(params.cost.alpha, 1e-12);
-  const double optimal = std::sqrt(std::max(1, group_size - 1) * bytes * (params.cost.beta + params.cost.gamma) / alpha);
+  const double optimal = std::sqrt(clairvoyant_fold_fill_rounds(group_size) * bytes * (params.cost.beta + params.cost.gamma) / alpha);
   return std::clamp<std::int64_t>(std::llround(optimal), 1, params.count);
 }
 

@@ -6,6 +6,9 @@
 #   scripts/adaptive.sh smpi PLATFORM P [COUNT]   # SimGrid SMPI, deterministic
 #   scripts/adaptive.sh local P [COUNT]           # this machine, mpirun
 #
+# ADAPTIVE_COLLS="allreduce" limits the run to some collectives,
+# ADAPTIVE_PATTERNS="one-late" to some imbalanced patterns.
+#
 # The cost model is calibrated on the same platform first (patcoll-calibrate;
 # kept in results/adaptive/<platform>.model). JSON lines and the tables go to
 # results/adaptive/.
@@ -44,12 +47,12 @@ print("%.6f" % statistics.median(r["run_time_s"] for r in rows
 PY
 }
 
-for coll in reduce allreduce; do
+for coll in ${ADAPTIVE_COLLS:-reduce allreduce}; do
   bench --coll "$coll" --alg native,auto --count "$count" --pattern none --iters "$iters" --warmup 6 \
         --pat-source history --out "$out/$tag-$coll-none.json"
   D=$(median_native "$out/$tag-$coll-none.json" "$coll")
   echo "adaptive: $coll balanced native = $D s: D for the imbalanced patterns" >&2
-  for pattern in one-late alternating rand-late; do
+  for pattern in ${ADAPTIVE_PATTERNS:-one-late alternating rand-late}; do
     bench --coll "$coll" --alg native,auto --count "$count" --pattern "$pattern" --max-delay "$D" \
           --iters "$iters" --warmup 6 --pat-source history --out "$out/$tag-$coll-$pattern.json"
   done

@@ -49,8 +49,9 @@ std::vector<Program> allreduce_clairvoyant(const Params &);  // = build(plan(par
 // segments at most (the two trees' pipeline fill, a test checks it for
 // n ≤ 127): F = 2⌈log2(n + 1)⌉ − 1.
 int clairvoyant_fold_fill_rounds(int group_size);
-// Default segments of a fold: N = sqrt(F·m(β+γ)/α), clamped to [1, count],
-// which minimises (N + F)(α + (m/N)(β+γ)).
+// Default segments of a fold: N = sqrt(F·m(β+γ)/α), which minimises
+// (N + F)(α + (m/N)(β+γ)), clamped to [1, count] and to segments of at
+// least 64 KiB (smaller sends are eager: see clairvoyant.cpp).
 std::int64_t clairvoyant_fold_segments(const Params &, int group_size);
 
 // MPI_Scatter ([PS] §2.1, §4.1). Each has a per-rank builder and an _all

@@ -263,6 +263,16 @@ ClassicEstimate best_classic_estimate(const CostModel &cost, int procs, double b
 
 }  // namespace
 
+// Fold segments are at least 64 KiB: a smaller send is eager (Open MPI's
+// TCP eager limit and SMPI's send-is-detached threshold are 64 KiB) and
+// completes at once, so a member whose receive came early posts its next
+// send while the last one is still on the wire, and the two share its link
+// — the segment on the critical path arrives late and every later round
+// waits. Under SMPI tryton48 (P = 48, 1 M floats, one rank late by the ring
+// time) the formula's N = 129 (32 KiB) ran 141.3 ms, N = 63 (66 KiB) 108.5
+// ms; the model, whose sends always wait for their transfer, 106.7 and 108.5.
+constexpr double kFoldMinSegmentBytes = 65536;
+
 int clairvoyant_fold_fill_rounds(int group_size) { return 2 * ceil_log2(std::max(1, group_size) + 1) - 1; }
 
 std::int64_t clairvoyant_fold_segments(const Params &params, int group_size) {
@@ -270,7 +280,8 @@ std::int64_t clairvoyant_fold_segments(const Params &params, int group_size) {
   const double bytes = static_cast<double>(params.count) * static_cast<double>(params.element_bytes);
   const double alpha = std::max(params.cost.alpha, 1e-12);
   const double optimal = std::sqrt(clairvoyant_fold_fill_rounds(group_size) * bytes * (params.cost.beta + params.cost.gamma) / alpha);
-  return std::clamp<std::int64_t>(std::llround(optimal), 1, params.count);
+  const auto most = static_cast<std::int64_t>(bytes / static_cast<double>(kFoldMinSegmentBytes));
+  return std::clamp<std::int64_t>(std::llround(optimal), 1, std::clamp<std::int64_t>(most, 1, params.count));
 }
 
 std::vector<Program> build_clairvoyant_allreduce(const Params &params, const ClairvoyantAllreducePlan &plan) {

@@ -14,8 +14,10 @@
 #                         whose decision logic `native` follows (SMPI's model of
 #                         Open MPI's by default)
 #   --calibrate           run patcoll-calibrate instead of patcoll-bench
-#   --shared-malloc BYTES buffers of at least BYTES share one physical copy
-#                         across ranks (data is garbage: give --no-check)
+#   --shared-malloc BYTES buffers and executor scratch of at least BYTES share
+#                         one physical copy across ranks (SMPI shared malloc;
+#                         the data is garbage, so the bench's result check is
+#                         switched off: --no-check is added)
 #   --compute             also time the ranks' computation (SMPI benchmarks
 #                         CPU bursts with the real clock: NOT deterministic);
 #                         default: communication only, computation free
@@ -103,7 +105,14 @@ compute_text="communication only (computation, e.g. combining, costs nothing)"
 [ "$compute" -eq 1 ] && compute_text="computation benchmarked on this machine (not deterministic)"
 echo "SMPI $(smpirun --version 2>/dev/null | head -1 | sed 's/SimGrid version //'); platform $(basename "$platform_file" .xml), $procs ranks; $compute_text"
 [ "$program" = patcoll-bench ] && echo "native = $selector_text"
-[ -n "$shared_malloc" ] && echo "shared malloc: buffers >= $shared_malloc bytes share memory across ranks; results are meaningless, give --no-check"
+if [ -n "$shared_malloc" ]; then
+  echo "shared malloc: buffers and executor scratch >= $shared_malloc bytes share one physical copy across ranks; their contents are garbage"
+  # Shared data is garbage, so the bench must not compare results.
+  if [ "$program" = patcoll-bench ] && [[ " $* " != *" --no-check "* ]]; then
+    set -- "$@" --no-check
+    echo "shared malloc: result check off (--no-check added)"
+  fi
+fi
 
 exec smpirun -np "$procs" -platform "$platform_file" "${cfg[@]}" "${extra_cfg[@]}" \
   "$build_dir/bin/$program" "$@"

@@ -20,7 +20,7 @@ int TypeInfo::describe(MPI_Datatype type, TypeInfo &out) {
 void TypedScratch::allocate(const TypeInfo &info, std::int64_t elements) {
   bytes_ = info.span_bytes(elements);
   if (bytes_ > capacity_) {
-    storage_.reset(new char[bytes_]);  // uninitialised on purpose: see executor.hpp
+    storage_.reset(allocate_scratch(bytes_));  // uninitialised on purpose: see executor.hpp
     capacity_ = bytes_;
   }
   info_true_lb_ = info.true_lb;

@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "scratch_memory.hpp"
+
 namespace patcoll::mpi {
 
 struct TypeInfo {
@@ -34,7 +36,8 @@ struct TypeInfo {
 
 // n elements of a type; base() is what MPI calls take. allocate() keeps
 // the storage it has when it is large enough (a Workspace reused by the
-// next call) and never fills it: the contents are undefined.
+// next call) and never fills it: the contents are undefined. The memory
+// comes from allocate_scratch (scratch_memory.hpp).
 class TypedScratch {
  public:
   void allocate(const TypeInfo &, std::int64_t elements);
@@ -42,7 +45,7 @@ class TypedScratch {
   std::size_t capacity() const { return capacity_; }
 
  private:
-  std::unique_ptr<char[]> storage_;
+  std::unique_ptr<char, ScratchDeleter> storage_;
   std::size_t capacity_ = 0, bytes_ = 0;
   MPI_Aint info_true_lb_ = 0;
 };

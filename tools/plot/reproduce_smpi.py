@@ -28,6 +28,10 @@ Experiments (`--only`):
   m12   [M] Fig. 12/13: reduce, P = 128, rank 127 late by 0..4 t_c,
         128 KiB / 512 KiB / 2 MiB / 4 MiB; runtime relative to Clairvoyant
         and normalised absorption.
+  scale wall time and peak memory (RSS from /usr/bin/time -v, PSS sampled
+        from /proc) at P = 128 and 1024 on fattree1024, buffers and executor
+        scratch in SMPI shared malloc (result check off); not in the default
+        --only (it measures this machine, not the simulated cluster).
 """
 import argparse
 import json
@@ -374,6 +378,98 @@ def m12(runner, out, algorithms):
     return ratio, absorption
 
 
+# ---- scale -----------------------------------------------------------------
+
+SCALE_BENCH = ["--coll", "reduce", "--alg", "binomial,clairvoyant", "--baseline", "binomial", "--count", "64K",
+               "--iters", "1", "--warmup", "0"]
+SCALE_RUNS = [  # (P, shared-malloc threshold or None, bench arguments)
+    (128, None, SCALE_BENCH),
+    (128, 65536, SCALE_BENCH),
+    (1024, 65536, SCALE_BENCH),
+]
+
+
+def descendants(pid):
+    """pid and every process below it (from /proc)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(parent, []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += children.get(p, [])
+    return out
+
+
+def pss_kib(pids):
+    total = 0
+    for p in pids:
+        try:
+            with open("/proc/%d/smaps_rollup" % p) as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def measured(command, env, out_path):
+    """Runs `command` under /usr/bin/time -v; returns (wall s, peak RSS MiB, peak PSS MiB, stdout)."""
+    timing = out_path + ".time"
+    started = time.time()
+    with open(out_path, "w") as out:
+        p = subprocess.Popen(["/usr/bin/time", "-v", "-o", timing] + command, stdout=out, stderr=subprocess.DEVNULL,
+                             env=env)
+        peak_pss = 0
+        while p.poll() is None:
+            peak_pss = max(peak_pss, pss_kib(descendants(p.pid)))
+            time.sleep(0.5)
+    wall = time.time() - started
+    if p.returncode != 0:
+        raise SystemExit("reproduce_smpi: %s failed (exit %d)" % (" ".join(command), p.returncode))
+    rss = 0
+    with open(timing) as f:
+        for line in f:
+            if "Maximum resident set size" in line:
+                rss = int(line.split()[-1])
+    with open(out_path) as f:
+        return wall, rss / 1024, peak_pss / 1024, f.read()
+
+
+def scale(runner):
+    rows = []
+    for procs, shared, bench in SCALE_RUNS:
+        name = "scale_p%d%s" % (procs, "_shared" if shared else "")
+        command = [runner.smpi, "--platform", "fattree1024", "-np", str(procs)]
+        if shared:
+            command += ["--shared-malloc", str(shared)]
+        command += ["--", *bench, "--quiet"]
+        print("+ " + " ".join(command), file=sys.stderr, flush=True)
+        env = dict(os.environ, PATCOLL_MODEL=runner.model("fattree1024"))
+        wall, rss, pss, text = measured(command, env, os.path.join(runner.work, name + ".txt"))
+        times = {}
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) > 4 and parts[2] in ("binomial", "clairvoyant") and parts[3].isdigit():
+                times.setdefault(parts[2], []).append(float(parts[4]) / 1e3)
+        rows.append([procs, "%s" % ("shared ≥ %d B, no check" % shared if shared else "private, checked"),
+                     "%.0f s" % wall, "%.0f MiB" % rss, "%.0f MiB" % pss,
+                     ", ".join("%s %s ms" % (k, " / ".join("%.3f" % t for t in v)) for k, v in times.items())])
+    print("### Scale: wall time and peak memory (fattree1024; this machine)\n")
+    print("reduce, 64 Ki floats (256 KiB), binomial and clairvoyant (each run once untimed, once timed; "
+          "no native: it runs only as the result check's reference), 1 iteration; the simulated run "
+          "times r from the same runs:\n")
+    print(table(["P", "buffers", "wall", "peak RSS", "peak PSS", "simulated r"], rows))
+
+
 def registered(smpi):
     """Algorithm names the SMPI build registers (patcoll-bench --list under smpirun)."""
     text = subprocess.run([smpi, "--platform", "tryton16", "-np", "1", "--", "--list"],
@@ -415,6 +511,8 @@ def main():
         m4(runner)
     if "m12" in only:
         m12(runner, args.out, algorithms.get("reduce", set()))
+    if "scale" in only:
+        scale(runner)
     if runner.wall:
         print("Wall time of the SMPI runs (this machine, loaded): %s\n" % ", ".join(
             "%s %.0f s" % (k, v) for k, v in runner.wall.items() if k != "build_probe"))

@@ -12,8 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
-#include <unordered_map>
 
 namespace patcoll::core {
 
@@ -86,34 +84,195 @@ struct PostedNode {
 
 enum class EventKind : std::uint8_t { try_start, complete };
 
+// An event of the queue: ordered by (time, sequence), the sequence unique
+// (creation order), so the order is total and any correct heap pops the
+// same events in the same order. The kind rides in the key's low bit.
 struct Event {
   double time;
-  std::uint64_t sequence;
-  EventKind kind;
+  std::uint64_t key;  // sequence << 1 | kind
   std::int64_t message;
-  bool operator>(const Event &other) const {
-    if (time != other.time) return time > other.time;
-    return sequence > other.sequence;
-  }
+  EventKind kind() const { return static_cast<EventKind>(key & 1); }
+  bool before(const Event &other) const { return time < other.time || (time == other.time && key < other.key); }
 };
 
-struct RankState {
+// A 4-ary min-heap of events: half the depth of a binary heap, so fewer
+// cache misses per push/pop when P = 10^5 messages are in flight (the
+// simulator's hottest structure, with the pair table below).
+class EventQueue {
+ public:
+  bool empty() const { return heap_.empty(); }
+  const Event &top() const { return heap_.front(); }
+  void push(const Event &event) {
+    std::size_t i = heap_.size();
+    heap_.push_back(event);
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 4;
+      if (!event.before(heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = event;
+  }
+  void pop() {
+    const Event last = heap_.back();
+    heap_.pop_back();
+    const std::size_t n = heap_.size();
+    if (n == 0) return;
+    std::size_t i = 0;
+    for (;;) {
+      const std::size_t first = 4 * i + 1;
+      if (first >= n) break;
+      std::size_t best = first;
+      const std::size_t end = std::min(first + 4, n);
+      for (std::size_t c = first + 1; c < end; ++c)
+        if (heap_[c].before(heap_[best])) best = c;
+      if (!heap_[best].before(last)) break;
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    heap_[i] = last;
+  }
+
+ private:
+  std::vector<Event> heap_;
+};
+
+// The pairs with unmatched posts, by key src << 32 | dst: open addressing
+// (linear probing, Fibonacci hashing, backward-shift deletion). A pair
+// whose FIFO empties is erased, so the table holds only the pairs with
+// messages waiting — as small as the traffic in flight, not as the set of
+// every pair that ever talked (millions for Clairvoyant at P = 10^5).
+class PairTable {
+ public:
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};  // src, dst < 2^31: no real key
+  PairTable() { resize(64); }
+  // The slot of `key`, inserted (an empty FIFO) if absent. Valid until the
+  // next insertion.
+  std::size_t find_or_insert(std::uint64_t key) {
+    if (2 * (size_ + 1) > slots_.size()) resize(2 * slots_.size());
+    std::size_t i = home(key);
+    while (slots_[i].key != kEmpty) {
+      if (slots_[i].key == key) return i;
+      i = (i + 1) & mask_;
+    }
+    slots_[i].key = key;
+    slots_[i].queue = PairQueue{};
+    ++size_;
+    return i;
+  }
+  PairQueue &queue(std::size_t slot) { return slots_[slot].queue; }
+  void erase(std::size_t slot) {
+    std::size_t hole = slot;
+    for (std::size_t j = (hole + 1) & mask_; slots_[j].key != kEmpty; j = (j + 1) & mask_) {
+      // Move j into the hole unless its home lies cyclically in (hole, j].
+      const std::size_t h = home(slots_[j].key);
+      const bool stays = hole < j ? (hole < h && h <= j) : (hole < h || h <= j);
+      if (stays) continue;
+      slots_[hole] = slots_[j];
+      hole = j;
+    }
+    slots_[hole].key = kEmpty;
+    --size_;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t key = kEmpty;
+    PairQueue queue;
+  };
+  std::size_t home(std::uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  void resize(std::size_t capacity) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(capacity, Slot{});
+    mask_ = capacity - 1;
+    shift_ = 64;
+    for (std::size_t c = capacity; c > 1; c >>= 1) --shift_;
+    size_ = 0;
+    for (const Slot &slot : old)
+      if (slot.key != kEmpty) {
+        std::size_t i = home(slot.key);
+        while (slots_[i].key != kEmpty) i = (i + 1) & mask_;
+        slots_[i] = slot;
+        ++size_;
+      }
+  }
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0, size_ = 0;
+  int shift_ = 64;
+};
+
+// One cache line per rank: the event loop touches ranks at random.
+struct alignas(64) RankState {
   int step = 0;              // current step index
   int outstanding = 0;       // comm ops of the current step not yet complete
+  // combine_on_arrival: the step's one combining recv when no send or store
+  // of the step touches its region (its release is its own completion, at
+  // combine_done); -1 when there is none, and `general` when the step needs
+  // the full rule (several combining recvs or a touching barrier: the
+  // completion time of every op is kept in Simulator::done_).
+  int combine_op = -1;
+  bool general = false;
+  bool finished = false;
   double posted_at = 0;      // end of the current step's phase 1
   double comm_done = 0;      // latest completion in the current step
-  std::int64_t combine_bytes = 0;  // combining recvs of the current step
-  std::vector<double> done;  // completion time of each op of the current step
+  double combine_done = 0;   // completion of combine_op
   double send_port_free = 0;
   double recv_port_free = 0;  // unused in the unidirectional model
-  bool finished = false;
+  std::int64_t combine_bytes = 0;  // combining recvs of the current step
+};
+
+// The Programs flattened once per simulation: every rank's ops, rank by
+// rank and step by step, 24 bytes each, in one array. The event loop visits
+// ranks in time order, i.e. at random; reading a rank's next step from the
+// Programs (a vector of 56-byte Ops per step, allocated apart) cost two or
+// three cache misses per step at P = 10^5, here it is usually the line the
+// previous step was in.
+struct FlatOp {
+  std::int64_t offset = 0;  // of the region it touches: send: src; recv: dst (unused for local ops)
+  std::int64_t count = 0;   // elements: send and local: src.count; recv: dst.count
+  std::int32_t peer = -1;
+  OpKind kind = OpKind::local;
+  Combine combine = Combine::store;
+  Buffer buffer = Buffer::send;
+
+  explicit FlatOp(const Op &op) : peer(op.peer), kind(op.kind), combine(op.combine) {
+    const Region &region = op.kind == OpKind::recv ? op.dst : op.src;
+    offset = region.offset;
+    count = region.count;
+    buffer = region.buffer;
+  }
+  bool combining_recv() const { return kind == OpKind::recv && combine != Combine::store; }
+  // A send or a store-recv: a combine into memory it touches waits for it.
+  bool barrier() const { return kind == OpKind::send || (kind == OpKind::recv && combine == Combine::store); }
+  bool touches(const FlatOp &other) const {
+    return buffer == other.buffer && count > 0 && other.count > 0 && offset < other.offset + other.count &&
+           other.offset < offset + count;
+  }
 };
 
 class Simulator {
  public:
   Simulator(const Params &params, const std::vector<Program> &programs, const SimulateOptions &options)
-      : params_(params), programs_(programs), options_(options), ranks_(programs.size()) {
-    pairs_.reserve(2 * programs.size());
+      : params_(params), programs_(programs), options_(options), ranks_(programs.size()), done_(programs.size()) {
+    std::size_t steps = 0, ops = 0;
+    for (const Program &program : programs) {
+      steps += program.steps.size();
+      for (const Step &step : program.steps) ops += step.ops.size();
+    }
+    rank_first_step_.reserve(programs.size() + 1);
+    step_first_op_.reserve(steps + 1);
+    ops_.reserve(ops);
+    for (const Program &program : programs) {
+      rank_first_step_.push_back(step_first_op_.size());
+      for (const Step &step : program.steps) {
+        step_first_op_.push_back(ops_.size());
+        for (const Op &op : step.ops) ops_.emplace_back(op);
+      }
+    }
+    rank_first_step_.push_back(step_first_op_.size());
+    step_first_op_.push_back(ops_.size());
   }
 
   SimulateResult run() {
@@ -142,7 +301,7 @@ class Simulator {
     while (result_.error.empty() && !events_.empty()) {
       const Event event = events_.top();
       events_.pop();
-      if (event.kind == EventKind::try_start)
+      if (event.kind() == EventKind::try_start)
         try_start(event.message, event.time);
       else
         complete(event.message, event.time);
@@ -164,20 +323,28 @@ class Simulator {
   }
 
   void push(double time, EventKind kind, std::int64_t message) {
-    events_.push(Event{time, next_sequence_++, kind, message});
+    events_.push(Event{time, next_sequence_++ << 1 | static_cast<std::uint64_t>(kind), message});
+  }
+
+  // The ops of step `step` of `rank` in ops_: [first, last).
+  std::pair<std::size_t, std::size_t> step_ops(int rank, int step) const {
+    const std::size_t id = rank_first_step_[static_cast<std::size_t>(rank)] + static_cast<std::size_t>(step);
+    return {step_first_op_[id], step_first_op_[id + 1]};
   }
 
   // Executes steps of `rank` starting at `time` until one posts messages
   // (which then wait for the event queue) or the program ends.
   void run_steps_from(int rank, double time) {
-    const Program &program = programs_[static_cast<std::size_t>(rank)];
     RankState &state = ranks_[static_cast<std::size_t>(rank)];
-    while (state.step < static_cast<int>(program.steps.size())) {
-      const Step &step = program.steps[static_cast<std::size_t>(state.step)];
+    const int steps = static_cast<int>(rank_first_step_[static_cast<std::size_t>(rank) + 1] -
+                                       rank_first_step_[static_cast<std::size_t>(rank)]);
+    while (state.step < steps) {
+      const auto [first, last] = step_ops(rank, state.step);
       // Phase 1: local ops.
-      for (const Op &op : step.ops) {
+      for (std::size_t o = first; o < last; ++o) {
+        const FlatOp &op = ops_[o];
         if (op.kind != OpKind::local) continue;
-        const std::int64_t bytes = op.src.count * params_.element_bytes;
+        const std::int64_t bytes = op.count * params_.element_bytes;
         const bool copy = op.combine == Combine::store;
         const double seconds =
             static_cast<double>(bytes) * (copy ? options_.copy_seconds_per_byte : params_.cost.gamma);
@@ -189,10 +356,12 @@ class Simulator {
       state.combine_bytes = 0;
       state.comm_done = time;
       state.posted_at = time;
-      if (options_.combine_on_arrival) state.done.assign(step.ops.size(), time);
-      for (std::size_t o = 0; o < step.ops.size(); ++o) {
-        const Op &op = step.ops[o];
+      state.combine_op = -1;
+      state.general = false;
+      for (std::size_t o = first; o < last; ++o) {
+        const FlatOp &op = ops_[o];
         if (op.kind == OpKind::local) continue;
+        const int index = static_cast<int>(o - first);  // within the step
         if (op.peer < 0 || op.peer >= static_cast<int>(programs_.size()) || op.peer == rank) {
           result_.error = "rank " + std::to_string(rank) + " step " + std::to_string(state.step) + ": " +
                           std::string(to_string(op.kind)) + " to an invalid peer " + std::to_string(op.peer);
@@ -200,15 +369,27 @@ class Simulator {
         }
         ++state.outstanding;
         if (op.kind == OpKind::send) {
-          post(rank, op.peer, true, Posted{state.step, time, op.src.count, false, static_cast<int>(o)});
+          post(rank, op.peer, true, Posted{state.step, time, op.count, false, index});
         } else {
           const bool combine = op.combine != Combine::store;
-          if (combine) state.combine_bytes += op.dst.count * params_.element_bytes;
-          post(op.peer, rank, false, Posted{state.step, time, op.dst.count, combine, static_cast<int>(o)});
+          if (combine) {
+            state.combine_bytes += op.count * params_.element_bytes;
+            state.general = state.general || state.combine_op >= 0;  // a second one
+            state.combine_op = index;
+          }
+          post(op.peer, rank, false, Posted{state.step, time, op.count, combine, index});
         }
         if (!result_.error.empty()) return;
       }
-      if (state.outstanding > 0) return;  // the event queue resumes this rank
+      if (state.outstanding > 0) {  // the event queue resumes this rank
+        if (options_.combine_on_arrival && state.combine_op >= 0 && !state.general) {
+          const FlatOp &target = ops_[first + static_cast<std::size_t>(state.combine_op)];
+          for (std::size_t o = first; o < last; ++o)
+            if (ops_[o].barrier() && target.touches(ops_[o])) state.general = true;
+        }
+        if (state.general) done_[static_cast<std::size_t>(rank)].assign(last - first, time);
+        return;
+      }
       ++state.step;
     }
     state.finished = true;
@@ -217,7 +398,8 @@ class Simulator {
 
   // Posts one side of the message src -> dst and matches it FIFO.
   void post(int src, int dst, bool is_send, Posted posted) {
-    PairQueue &pair = pairs_[(static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst)];
+    const std::size_t slot = pairs_.find_or_insert((static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst));
+    PairQueue &pair = pairs_.queue(slot);
     if (pair.head < 0 || pair.sends == is_send) {  // nothing to match: wait in the FIFO
       std::int32_t node;
       if (free_node_ >= 0) {
@@ -242,6 +424,7 @@ class Simulator {
     pair.head = pool_[static_cast<std::size_t>(node)].next;
     pool_[static_cast<std::size_t>(node)].next = free_node_;
     free_node_ = node;
+    if (pair.head < 0) pairs_.erase(slot);  // `pair` is gone from here on
     const Posted &send = is_send ? posted : other;
     const Posted &recv = is_send ? other : posted;
     if (send.count != recv.count) {
@@ -298,12 +481,15 @@ class Simulator {
   void finish_op(int rank, double time, int op) {
     RankState &state = ranks_[static_cast<std::size_t>(rank)];
     state.comm_done = std::max(state.comm_done, time);
-    if (options_.combine_on_arrival) state.done[static_cast<std::size_t>(op)] = time;
+    if (options_.combine_on_arrival) {
+      if (state.general) done_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(op)] = time;
+      else if (op == state.combine_op) state.combine_done = time;
+    }
     if (--state.outstanding > 0) return;
     double end = state.comm_done;
     if (state.combine_bytes > 0) {
       if (options_.combine_on_arrival) {
-        end = std::max(end, combines_on_arrival(rank, state));
+        end = std::max(end, state.general ? combines_on_arrival(rank, state) : single_combine(rank, state));
       } else {  // phase 4: combining recvs, at the receiver, after the transfers
         const double seconds = static_cast<double>(state.combine_bytes) * params_.cost.gamma;
         record(rank, state.step, Activity::combine, -1, end, end + seconds, state.combine_bytes);
@@ -312,6 +498,16 @@ class Simulator {
     }
     ++state.step;
     run_steps_from(rank, end);
+  }
+
+  // combines_on_arrival's result for a step whose one combining recv no
+  // barrier touches (the common case: Clairvoyant, chains, trees): it
+  // starts when it is in and the CPU is free.
+  double single_combine(int rank, const RankState &state) {
+    const double start = std::max(state.posted_at, state.combine_done);
+    const double end = start + static_cast<double>(state.combine_bytes) * params_.cost.gamma;
+    record(rank, state.step, Activity::combine, -1, start, end, state.combine_bytes);
+    return end;
   }
 
   // The executor's rule (mpi/executor.hpp), replayed once the step's
@@ -323,32 +519,24 @@ class Simulator {
   // overlapping memory, this model orders them all — at most later).
   // Returns when the last combine ends.
   double combines_on_arrival(int rank, const RankState &state) {
-    const Step &step = programs_[static_cast<std::size_t>(rank)].steps[static_cast<std::size_t>(state.step)];
+    const auto [first, last] = step_ops(rank, state.step);
+    const std::vector<double> &done = done_[static_cast<std::size_t>(rank)];
     releases_.clear();
     barriers_.clear();
-    for (std::size_t o = 0; o < step.ops.size(); ++o) {
-      const Op &op = step.ops[o];
-      if (op.kind == OpKind::send || (op.kind == OpKind::recv && op.combine == Combine::store)) barriers_.push_back(o);
-    }
-    auto touches = [](const Region &a, const Region &b) {
-      return a.buffer == b.buffer && a.count > 0 && b.count > 0 && a.offset < b.offset + b.count &&
-             b.offset < a.offset + a.count;
-    };
-    for (std::size_t o = 0; o < step.ops.size(); ++o) {
-      const Op &op = step.ops[o];
-      if (op.kind != OpKind::recv || op.combine == Combine::store) continue;
-      double release = state.done[o];
-      for (std::size_t b : barriers_) {
-        const Op &barrier = step.ops[b];
-        if (touches(op.dst, barrier.kind == OpKind::send ? barrier.src : barrier.dst))
-          release = std::max(release, state.done[b]);
-      }
-      releases_.push_back({release, o});
+    for (std::size_t o = first; o < last; ++o)
+      if (ops_[o].barrier()) barriers_.push_back(o - first);
+    for (std::size_t o = first; o < last; ++o) {
+      const FlatOp &op = ops_[o];
+      if (!op.combining_recv()) continue;
+      double release = done[o - first];
+      for (std::size_t b : barriers_)
+        if (op.touches(ops_[first + b])) release = std::max(release, done[b]);
+      releases_.push_back({release, o - first});
     }
     if (params_.commutative) std::sort(releases_.begin(), releases_.end());
     double cpu = state.posted_at;
     for (const auto &[release, o] : releases_) {
-      const std::int64_t bytes = step.ops[o].dst.count * params_.element_bytes;
+      const std::int64_t bytes = ops_[first + o].count * params_.element_bytes;
       const double start = std::max(cpu, release);
       cpu = start + static_cast<double>(bytes) * params_.cost.gamma;
       if (bytes > 0) record(rank, state.step, Activity::combine, -1, start, cpu, bytes);
@@ -385,12 +573,16 @@ class Simulator {
   const std::vector<Program> &programs_;
   const SimulateOptions &options_;
   std::vector<RankState> ranks_;
+  std::vector<std::size_t> rank_first_step_;  // P + 1 entries: rank r's steps are [r], [r + 1]) in step_first_op_
+  std::vector<std::size_t> step_first_op_;    // steps + 1 entries, into ops_
+  std::vector<FlatOp> ops_;
+  std::vector<std::vector<double>> done_;  // per rank: completion time of each op of a `general` step
   std::vector<Message> messages_;
   std::vector<std::int64_t> free_messages_;
-  std::unordered_map<std::uint64_t, PairQueue> pairs_;
+  PairTable pairs_;
   std::vector<PostedNode> pool_;
   std::int32_t free_node_ = -1;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  EventQueue events_;
   std::vector<std::pair<double, std::size_t>> releases_;  // combines_on_arrival scratch
   std::vector<std::size_t> barriers_;
   std::uint64_t next_sequence_ = 0;

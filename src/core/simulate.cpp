@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace patcoll::core {
 
@@ -205,13 +206,15 @@ class PairTable {
 
 // One cache line per rank: the event loop touches ranks at random.
 struct alignas(64) RankState {
+  std::uint32_t cursor = 0;  // the current step's first op in Simulator::ops_
   int step = 0;              // current step index
   int outstanding = 0;       // comm ops of the current step not yet complete
-  // combine_on_arrival: the step's one combining recv when no send or store
-  // of the step touches its region (its release is its own completion, at
-  // combine_done); -1 when there is none, and `general` when the step needs
-  // the full rule (several combining recvs or a touching barrier: the
-  // completion time of every op is kept in Simulator::done_).
+  // The step's combining recv (its index in the step; the last one when
+  // there are several), -1 when there is none. With combine_on_arrival, not
+  // `general`: it is the only one and no send or store of the step touches
+  // its region, so it is released by its own completion (combine_done);
+  // `general`: the full rule, with every op's completion in
+  // Simulator::done_.
   int combine_op = -1;
   bool general = false;
   bool finished = false;
@@ -220,22 +223,27 @@ struct alignas(64) RankState {
   double combine_done = 0;   // completion of combine_op
   double send_port_free = 0;
   double recv_port_free = 0;  // unused in the unidirectional model
-  std::int64_t combine_bytes = 0;  // combining recvs of the current step
 };
 
 // The Programs flattened once per simulation: every rank's ops, rank by
-// rank and step by step, 24 bytes each, in one array. The event loop visits
-// ranks in time order, i.e. at random; reading a rank's next step from the
-// Programs (a vector of 56-byte Ops per step, allocated apart) cost two or
-// three cache misses per step at P = 10^5, here it is usually the line the
-// previous step was in.
+// rank and step by step, 24 bytes each, in one array, step and Program ends
+// marked in the ops themselves. The event loop visits ranks in time order,
+// i.e. at random; reading a rank's next step from the Programs (a vector of
+// 56-byte Ops per step, allocated apart) cost two or three cache misses per
+// step at P = 10^5, here one (the line after the previous step's ops).
 struct FlatOp {
+  static constexpr std::uint8_t kLast = 1;        // the last op of its step
+  static constexpr std::uint8_t kProgramEnd = 2;  // ... and of its rank's Program
+  static constexpr std::uint8_t kEmpty = 4;       // stands for an empty step (no op)
   std::int64_t offset = 0;  // of the region it touches: send: src; recv: dst (unused for local ops)
   std::int64_t count = 0;   // elements: send and local: src.count; recv: dst.count
   std::int32_t peer = -1;
   OpKind kind = OpKind::local;
   Combine combine = Combine::store;
   Buffer buffer = Buffer::send;
+  std::uint8_t flags = 0;
+
+  FlatOp() = default;
 
   explicit FlatOp(const Op &op) : peer(op.peer), kind(op.kind), combine(op.combine) {
     const Region &region = op.kind == OpKind::recv ? op.dst : op.src;
@@ -256,23 +264,24 @@ class Simulator {
  public:
   Simulator(const Params &params, const std::vector<Program> &programs, const SimulateOptions &options)
       : params_(params), programs_(programs), options_(options), ranks_(programs.size()), done_(programs.size()) {
-    std::size_t steps = 0, ops = 0;
-    for (const Program &program : programs) {
-      steps += program.steps.size();
-      for (const Step &step : program.steps) ops += step.ops.size();
-    }
-    rank_first_step_.reserve(programs.size() + 1);
-    step_first_op_.reserve(steps + 1);
+    std::size_t ops = 0;
+    for (const Program &program : programs)
+      for (const Step &step : program.steps) ops += std::max<std::size_t>(1, step.ops.size());
     ops_.reserve(ops);
+    rank_first_op_.reserve(programs.size() + 1);
     for (const Program &program : programs) {
-      rank_first_step_.push_back(step_first_op_.size());
+      rank_first_op_.push_back(ops_.size());
       for (const Step &step : program.steps) {
-        step_first_op_.push_back(ops_.size());
-        for (const Op &op : step.ops) ops_.emplace_back(op);
+        if (step.ops.empty()) {
+          ops_.emplace_back().flags = FlatOp::kEmpty;
+        } else {
+          for (const Op &op : step.ops) ops_.emplace_back(op);
+        }
+        ops_.back().flags |= FlatOp::kLast;
       }
+      if (!program.steps.empty()) ops_.back().flags |= FlatOp::kProgramEnd;
     }
-    rank_first_step_.push_back(step_first_op_.size());
-    step_first_op_.push_back(ops_.size());
+    rank_first_op_.push_back(ops_.size());
   }
 
   SimulateResult run() {
@@ -287,6 +296,10 @@ class Simulator {
       result_.arrival = params_.arrivals;
     }
     result_.exit.assign(static_cast<std::size_t>(procs), 0.0);
+    if (ops_.size() > std::numeric_limits<std::uint32_t>::max()) {  // > 200 GB of Programs: not reached
+      result_.error = "more than 2^32 ops to simulate";
+      return std::move(result_);
+    }
     for (int rank = 0; rank < procs && result_.error.empty(); ++rank) {
       if (programs_[static_cast<std::size_t>(rank)].rank != rank) {
         result_.error = "programs[" + std::to_string(rank) + "] is the program of rank " +
@@ -296,7 +309,9 @@ class Simulator {
       const double start = result_.arrival[static_cast<std::size_t>(rank)];
       RankState &state = ranks_[static_cast<std::size_t>(rank)];
       state.send_port_free = state.recv_port_free = start;
-      run_steps_from(rank, start);
+      state.cursor = static_cast<std::uint32_t>(rank_first_op_[static_cast<std::size_t>(rank)]);
+      if (state.cursor == rank_first_op_[static_cast<std::size_t>(rank) + 1]) finish(rank, start);  // no steps
+      else run_steps_from(rank, start);
     }
     while (result_.error.empty() && !events_.empty()) {
       const Event event = events_.top();
@@ -326,24 +341,44 @@ class Simulator {
     events_.push(Event{time, next_sequence_++ << 1 | static_cast<std::uint64_t>(kind), message});
   }
 
-  // The ops of step `step` of `rank` in ops_: [first, last).
-  std::pair<std::size_t, std::size_t> step_ops(int rank, int step) const {
-    const std::size_t id = rank_first_step_[static_cast<std::size_t>(rank)] + static_cast<std::size_t>(step);
-    return {step_first_op_[id], step_first_op_[id + 1]};
+  // One past the last op of the step that starts at ops_[first].
+  std::size_t step_end(std::size_t first) const {
+    while (!(ops_[first].flags & FlatOp::kLast)) ++first;
+    return first + 1;
+  }
+
+  void finish(int rank, double time) {
+    ranks_[static_cast<std::size_t>(rank)].finished = true;
+    result_.exit[static_cast<std::size_t>(rank)] = time;
+  }
+
+  // Moves `state` past the step whose ops end at `last`; false when that
+  // was the Program's last step.
+  bool next_step(RankState &state, std::size_t last) {
+    if (ops_[last - 1].flags & FlatOp::kProgramEnd) return false;
+    state.cursor = static_cast<std::uint32_t>(last);
+    ++state.step;
+    return true;
+  }
+
+  // Bytes of the step's combining recvs.
+  std::int64_t combine_bytes(std::size_t first, std::size_t last) const {
+    std::int64_t bytes = 0;
+    for (std::size_t o = first; o < last; ++o)
+      if (ops_[o].combining_recv()) bytes += ops_[o].count * params_.element_bytes;
+    return bytes;
   }
 
   // Executes steps of `rank` starting at `time` until one posts messages
   // (which then wait for the event queue) or the program ends.
   void run_steps_from(int rank, double time) {
     RankState &state = ranks_[static_cast<std::size_t>(rank)];
-    const int steps = static_cast<int>(rank_first_step_[static_cast<std::size_t>(rank) + 1] -
-                                       rank_first_step_[static_cast<std::size_t>(rank)]);
-    while (state.step < steps) {
-      const auto [first, last] = step_ops(rank, state.step);
+    for (;;) {
+      const std::size_t first = state.cursor, last = step_end(first);
       // Phase 1: local ops.
       for (std::size_t o = first; o < last; ++o) {
         const FlatOp &op = ops_[o];
-        if (op.kind != OpKind::local) continue;
+        if (op.kind != OpKind::local || (op.flags & FlatOp::kEmpty)) continue;
         const std::int64_t bytes = op.count * params_.element_bytes;
         const bool copy = op.combine == Combine::store;
         const double seconds =
@@ -353,7 +388,6 @@ class Simulator {
       }
       // Phase 2: post sends and recvs.
       state.outstanding = 0;
-      state.combine_bytes = 0;
       state.comm_done = time;
       state.posted_at = time;
       state.combine_op = -1;
@@ -373,7 +407,6 @@ class Simulator {
         } else {
           const bool combine = op.combine != Combine::store;
           if (combine) {
-            state.combine_bytes += op.count * params_.element_bytes;
             state.general = state.general || state.combine_op >= 0;  // a second one
             state.combine_op = index;
           }
@@ -387,13 +420,12 @@ class Simulator {
           for (std::size_t o = first; o < last; ++o)
             if (ops_[o].barrier() && target.touches(ops_[o])) state.general = true;
         }
-        if (state.general) done_[static_cast<std::size_t>(rank)].assign(last - first, time);
+        if (state.general && options_.combine_on_arrival) done_[static_cast<std::size_t>(rank)].assign(last - first, time);
         return;
       }
-      ++state.step;
+      if (!next_step(state, last)) break;
     }
-    state.finished = true;
-    result_.exit[static_cast<std::size_t>(rank)] = time;
+    finish(rank, time);
   }
 
   // Posts one side of the message src -> dst and matches it FIFO.
@@ -487,26 +519,32 @@ class Simulator {
     }
     if (--state.outstanding > 0) return;
     double end = state.comm_done;
-    if (state.combine_bytes > 0) {
-      if (options_.combine_on_arrival) {
-        end = std::max(end, state.general ? combines_on_arrival(rank, state) : single_combine(rank, state));
-      } else {  // phase 4: combining recvs, at the receiver, after the transfers
-        const double seconds = static_cast<double>(state.combine_bytes) * params_.cost.gamma;
-        record(rank, state.step, Activity::combine, -1, end, end + seconds, state.combine_bytes);
-        end += seconds;
+    const std::size_t first = state.cursor, last = step_end(first);
+    if (state.combine_op >= 0) {
+      if (options_.combine_on_arrival && !state.general) {
+        const std::int64_t bytes = ops_[first + static_cast<std::size_t>(state.combine_op)].count * params_.element_bytes;
+        if (bytes > 0) end = std::max(end, single_combine(rank, state, bytes));
+      } else if (const std::int64_t bytes = combine_bytes(first, last); bytes > 0) {
+        if (options_.combine_on_arrival) {
+          end = std::max(end, combines_on_arrival(rank, state, first, last));
+        } else {  // phase 4: combining recvs, at the receiver, after the transfers
+          const double seconds = static_cast<double>(bytes) * params_.cost.gamma;
+          record(rank, state.step, Activity::combine, -1, end, end + seconds, bytes);
+          end += seconds;
+        }
       }
     }
-    ++state.step;
-    run_steps_from(rank, end);
+    if (next_step(state, last)) run_steps_from(rank, end);
+    else finish(rank, end);
   }
 
   // combines_on_arrival's result for a step whose one combining recv no
   // barrier touches (the common case: Clairvoyant, chains, trees): it
   // starts when it is in and the CPU is free.
-  double single_combine(int rank, const RankState &state) {
+  double single_combine(int rank, const RankState &state, std::int64_t bytes) {
     const double start = std::max(state.posted_at, state.combine_done);
-    const double end = start + static_cast<double>(state.combine_bytes) * params_.cost.gamma;
-    record(rank, state.step, Activity::combine, -1, start, end, state.combine_bytes);
+    const double end = start + static_cast<double>(bytes) * params_.cost.gamma;
+    record(rank, state.step, Activity::combine, -1, start, end, bytes);
     return end;
   }
 
@@ -518,8 +556,7 @@ class Simulator {
   // in op order (non-commutative: the executor orders only combines into
   // overlapping memory, this model orders them all — at most later).
   // Returns when the last combine ends.
-  double combines_on_arrival(int rank, const RankState &state) {
-    const auto [first, last] = step_ops(rank, state.step);
+  double combines_on_arrival(int rank, const RankState &state, std::size_t first, std::size_t last) {
     const std::vector<double> &done = done_[static_cast<std::size_t>(rank)];
     releases_.clear();
     barriers_.clear();
@@ -573,8 +610,7 @@ class Simulator {
   const std::vector<Program> &programs_;
   const SimulateOptions &options_;
   std::vector<RankState> ranks_;
-  std::vector<std::size_t> rank_first_step_;  // P + 1 entries: rank r's steps are [r], [r + 1]) in step_first_op_
-  std::vector<std::size_t> step_first_op_;    // steps + 1 entries, into ops_
+  std::vector<std::size_t> rank_first_op_;  // P + 1 entries: rank r's ops are ops_[[r], [r + 1])
   std::vector<FlatOp> ops_;
   std::vector<std::vector<double>> done_;  // per rank: completion time of each op of a `general` step
   std::vector<Message> messages_;

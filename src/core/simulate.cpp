@@ -8,6 +8,13 @@
 // frees up. Completing the last message of a step ends the step and posts
 // the next one. Every message is touched O(1) times (plus retries under port
 // contention), so a run costs O(ops · log ops).
+//
+// At P = 10^5 the cost is memory latency, not arithmetic: the event loop
+// visits ranks in time order, i.e. at random, so the data structures are
+// laid out for one cache miss per visit where possible (docs/builders.md,
+// "P = 100 000 in the simulator"): the Programs flattened into one array of
+// 24-byte ops, a 64-byte rank state, a 4-ary heap of 24-byte events, an
+// open-addressing table of the pairs with unmatched posts only.
 #include "simulate.hpp"
 
 #include <algorithm>

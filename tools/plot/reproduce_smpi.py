@@ -2,7 +2,7 @@
 """The papers' experimental tables with the real library under SimGrid SMPI.
 
 usage: reproduce_smpi.py [--smpi scripts/smpi.sh] [--out docs/img] [--work DIR]
-                         [--only pa3,pa4,ps,m4,m12,scale] [--reuse] > numbers.md
+                         [--only pa3,pa4,ps,m4,m12,po,scale] [--reuse] > numbers.md
 
 Runs patcoll-bench through scripts/smpi.sh on the simulated clusters
 (smpi/platforms/), prints Markdown tables with the papers' printed values
@@ -28,6 +28,9 @@ Experiments (`--only`):
   m12   [M] Fig. 12/13: reduce, P = 128, rank 127 late by 0..4 t_c,
         128 KiB / 512 KiB / 2 MiB / 4 MiB; runtime relative to Clairvoyant
         and normalised absorption.
+  po    [PO] Figs. 10/11: reduce on tryton48 (1 GbE), all ranks random;
+        Fig. 10: P = 48, 512 Ki floats, max delay 0-500 ms; Fig. 11:
+        P = 4-48, 128 Ki floats, max delay 50 ms; mean run time ± σ.
   scale wall time and peak memory (RSS from /usr/bin/time -v, PSS sampled
         from /proc) at P = 128 and 1024 on fattree1024, buffers and executor
         scratch in SMPI shared malloc (result check off); not in the default
@@ -99,9 +102,10 @@ PS_TEXT = {"lin": (65, 104), "slin": (64, 94), "bsln": (64, 91)}
 # [M] Table 4: reduce, 4 MiB, P = 128, balanced, CURIE [s].
 M_TABLE4 = {"binomial": 0.034, "rabenseifner": 0.0089, "native": 0.011, "ring": 0.0083,
             "chain": 0.0061, "radix_k": 0.0085}
-M_SIZES = {"512KiB": 128 * 1024, "4MiB": 1024 * 1024}  # ints ([M] also has 128 KiB, 2 MiB, 40 MiB)
+# ints; [M] also has 40 MiB (≈ 10 min of wall time per run here, not run)
+M_SIZES = {"128KiB": 32 * 1024, "512KiB": 128 * 1024, "2MiB": 512 * 1024, "4MiB": 1024 * 1024}
 M_ALGORITHMS = ["binomial", "rabenseifner", "ring", "radix_k", "clairvoyant"]
-M_IMBALANCE_TC = [0, 1, 2, 4]
+M_IMBALANCE_TC = [0, 0.5, 1, 2, 4]
 
 
 class Runner:
@@ -378,6 +382,59 @@ def m12(runner, out, algorithms):
     return ratio, absorption
 
 
+# ---- [PO] ------------------------------------------------------------------
+
+PO_ALGS = ["native", "binomial", "rabenseifner", "radix_k", "ring", "clairvoyant"]
+PO_DELAYS_MS = [0, 1, 5, 10, 50, 100, 500]
+PO_PROCS = [4, 8, 16, 32, 48]
+
+
+def po(runner, out, iters):
+    """[PO] Figs. 10/11 (the figures print no numbers: shape only). PATs: oracle ([PO] used the runtime's
+    edge estimates, which SMPI cannot run: threads inside a rank are not simulated)."""
+    fig10, fig11 = {}, {}
+    for d in PO_DELAYS_MS:
+        recs = runner.run("po10_d%d" % d, "tryton48", 48,
+                          ["--coll", "reduce", "--alg", ",".join(PO_ALGS[1:]), "--count", "512K",
+                           "--pattern", "rand-late", "--max-delay", "%dms" % d, "--iters", str(iters if d else 1),
+                           "--warmup", "0"])
+        for a in PO_ALGS:
+            v = [x["run_time_s"] * 1e3 for x in recs if x["algorithm"] == a]
+            fig10[(a, d)] = (statistics.mean(v), statistics.pstdev(v))
+    for procs in PO_PROCS:
+        recs = runner.run("po11_p%d" % procs, "tryton48", procs,
+                          ["--coll", "reduce", "--alg", ",".join(PO_ALGS[1:]), "--count", "128K",
+                           "--pattern", "rand-late", "--max-delay", "50ms", "--iters", str(iters), "--warmup", "0"])
+        for a in PO_ALGS:
+            v = [x["run_time_s"] * 1e3 for x in recs if x["algorithm"] == a]
+            fig11[(a, procs)] = (statistics.mean(v), statistics.pstdev(v))
+    print("### [PO] Fig. 10: reduce, P = 48, 512 Ki floats, all ranks random in [0, D] (tryton48)\n")
+    print("Mean run time r [ms] ± σ over %d PAPs (the same PAPs for every algorithm); Clairvoyant gets the "
+          "PAT vector (oracle):\n" % iters)
+    print(table(["max delay [ms]"] + PO_ALGS,
+                [[d] + ["%.1f ± %.1f" % fig10[(a, d)] for a in PO_ALGS] for d in PO_DELAYS_MS]))
+    print("### [PO] Fig. 11: reduce, 128 Ki floats, all ranks random in [0, 50 ms] (tryton48)\n")
+    print(table(["P"] + PO_ALGS, [[p] + ["%.1f ± %.1f" % fig11[(a, p)] for a in PO_ALGS] for p in PO_PROCS]))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for a in PO_ALGS:
+        axes[0].errorbar(PO_DELAYS_MS, [fig10[(a, d)][0] for d in PO_DELAYS_MS],
+                         yerr=[fig10[(a, d)][1] for d in PO_DELAYS_MS], marker="o", capsize=2, label=a)
+        axes[1].errorbar(PO_PROCS, [fig11[(a, p)][0] for p in PO_PROCS],
+                         yerr=[fig11[(a, p)][1] for p in PO_PROCS], marker="o", capsize=2, label=a)
+    axes[0].set_xscale("symlog", linthresh=1)
+    axes[0].set_xlabel("max delay [ms]")
+    axes[0].set_title("Fig. 10: P = 48, 512 Ki floats")
+    axes[1].set_xlabel("P")
+    axes[1].set_title("Fig. 11: 128 Ki floats, max delay 50 ms")
+    for ax in axes:
+        ax.set_ylabel("mean run time r [ms]")
+        ax.legend(fontsize=7)
+    fig.suptitle("[PO] Figs. 10/11 under SMPI (tryton48, rand-late, oracle PATs)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "smpi_po_fig10_11.png"), dpi=110)
+    return fig10, fig11
+
+
 # ---- scale -----------------------------------------------------------------
 
 SCALE_BENCH = ["--coll", "reduce", "--alg", "binomial,clairvoyant", "--baseline", "binomial", "--count", "64K",
@@ -487,7 +544,7 @@ def main():
     parser.add_argument("--smpi", default=os.path.join(ROOT, "scripts", "smpi.sh"))
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "img"))
     parser.add_argument("--work", default=os.path.join(ROOT, "results", "smpi"))
-    parser.add_argument("--only", default="pa3,pa4,ps,m4,m12")
+    parser.add_argument("--only", default="pa3,pa4,ps,m4,m12,po")
     parser.add_argument("--iters", type=int, default=2, help="random PAPs per delay (pa4, ps)")
     parser.add_argument("--reuse", action="store_true")
     parser.add_argument("--full-pa4", action="store_true", help="[PA] Table 4 with 4 Mi and 8 Mi floats too")
@@ -511,6 +568,8 @@ def main():
         m4(runner)
     if "m12" in only:
         m12(runner, args.out, algorithms.get("reduce", set()))
+    if "po" in only:
+        po(runner, args.out, args.iters)
     if "scale" in only:
         scale(runner)
     if runner.wall:

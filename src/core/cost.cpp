@@ -23,18 +23,6 @@ std::int64_t optimal_segment_count(const CostModel &model, int procs, std::int64
   return std::clamp<std::int64_t>(rounded, 1, count);
 }
 
-std::vector<double> quantise_arrivals(const std::vector<double> &arrivals, double quantum) {
-  if (arrivals.empty()) return {};
-  const double earliest = *std::min_element(arrivals.begin(), arrivals.end());
-  std::vector<double> out;
-  out.reserve(arrivals.size());
-  for (double a : arrivals) {
-    const double relative = a - earliest;
-    out.push_back(quantum > 0 ? std::round(relative / quantum) * quantum : relative);
-  }
-  return out;
-}
-
 std::string parse_cost_model(const std::string &text, CostModel &model) {
   std::istringstream in(text);
   std::string line;

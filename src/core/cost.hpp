@@ -24,13 +24,6 @@ std::int64_t optimal_segment_count(const CostModel &, int procs, std::int64_t co
 
 int ceil_log2(std::int64_t value);  // ⌈log2 value⌉, 0 for value <= 1
 
-// PAT vectors are quantised before schedules are generated or cached:
-// relative to the earliest arrival, rounded to a multiple of `quantum`
-// seconds. An iterative application whose pattern jitters by less than
-// the quantum reuses its schedule, and every rank generates from the same
-// (quantised) input. quantum <= 0 only makes the vector relative.
-std::vector<double> quantise_arrivals(const std::vector<double> &arrivals, double quantum);
-
 // The cost-model file (PATCOLL_MODEL, written by patcoll-calibrate):
 // lines "alpha <seconds>", "beta <s/byte>", "gamma <s/byte>" ('=' between
 // key and value also accepted), '#' starts a comment; every value must be

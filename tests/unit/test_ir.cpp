@@ -5,6 +5,7 @@
 #include "core/algorithm.hpp"
 #include "core/cost.hpp"
 #include "core/ir.hpp"
+#include "core/pat.hpp"
 
 using namespace patcoll::core;
 

@@ -78,16 +78,3 @@ TEST(RuntimePredictor, NamesRoundTrip) {
     EXPECT_EQ(rt::to_string(c), name);
   }
 }
-
-TEST(RuntimeArrivals, RelativeArrivalsPutTheEarliestAtZeroAndKeepDifferences) {
-  const auto r = rt::relative_arrivals({0.5, 0.2, 0.9});
-  ASSERT_EQ(r.size(), 3u);
-  EXPECT_DOUBLE_EQ(r[0], 0.3);
-  EXPECT_DOUBLE_EQ(r[1], 0.0);
-  EXPECT_DOUBLE_EQ(r[2], 0.7);
-  EXPECT_TRUE(rt::relative_arrivals({}).empty());
-}
-
-TEST(RuntimeArrivals, ArrivalOrderIsEarliestFirstWithTiesByRank) {
-  EXPECT_EQ(rt::arrival_order({0.3, 0.1, 0.3, 0.0}), (std::vector<int>{3, 1, 0, 2}));
-}

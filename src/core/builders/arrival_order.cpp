@@ -1,9 +1,11 @@
-// arrival_order — the PAT sort every PAP-aware builder starts from;
-// rank_order, the order of the linear builders that do not sort; and the
-// remapping of a Program built over positions of an order.
+// arrival_order — the PAT sort every PAP-aware builder starts from
+// (core/pat.hpp's arrival_order on the Params' PAT vector); rank_order, the
+// order of the linear builders that do not sort; and the remapping of a
+// Program built over positions of an order.
 #include <algorithm>
 #include <numeric>
 
+#include "../pat.hpp"
 #include "pap.hpp"
 #include "plan.hpp"
 
@@ -16,10 +18,8 @@ std::vector<int> rank_order(const Params &params) {
 }
 
 std::vector<int> arrival_order(const Params &params) {
-  std::vector<int> order = rank_order(params);
-  if (params.arrivals.size() != order.size()) return order;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return params.arrivals[a] < params.arrivals[b]; });
-  return order;
+  if (params.arrivals.size() == static_cast<std::size_t>(params.procs)) return arrival_order(params.arrivals);
+  return rank_order(params);
 }
 
 void append_over_positions(Program &program, const Program &positional, const std::vector<int> &rank_at,

@@ -12,6 +12,7 @@
 
 #include "clairvoyant.hpp"
 #include "greedy.hpp"
+#include "../pat.hpp"
 
 namespace patcoll::core {
 namespace {
@@ -44,7 +45,7 @@ ClairvoyantInput clairvoyant_input(const Params &params) {
   input.procs = params.procs;
   input.segments = static_cast<int>(schedule_segment_count(params));
   input.arrivals = arrivals_for(params);
-  input.round_time = params.cost.round_time(schedule_segment_bytes(params, input.segments));
+  input.round_time = round_time(params);
   if (!(input.round_time > 0)) input.round_time = 1, input.arrivals.clear();  // no cost model: balanced
   if (!input.arrivals.empty()) {  // keep rounds in int range: coarser rounds for absurd spreads
     const auto [lo, hi] = std::minmax_element(input.arrivals.begin(), input.arrivals.end());

@@ -55,18 +55,4 @@ void Predictor::record(double length) {
   while (history_.size() > keep) history_.pop_front();
 }
 
-std::vector<double> relative_arrivals(std::vector<double> arrivals) {
-  if (arrivals.empty()) return arrivals;
-  const double earliest = *std::min_element(arrivals.begin(), arrivals.end());
-  for (double &a : arrivals) a -= earliest;
-  return arrivals;
-}
-
-std::vector<int> arrival_order(const std::vector<double> &arrivals) {
-  std::vector<int> order(arrivals.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return arrivals[a] < arrivals[b]; });
-  return order;
-}
-
 }  // namespace patcoll::core::runtime

@@ -11,7 +11,7 @@
 // last and sma fall back to edge extrapolation while no phase has been
 // measured yet. The predicted lengths of all ranks form the PAT vector
 // (relative times: no global clock; phase starts are assumed to coincide,
-// as after a collective).
+// as after a collective; core/pat.hpp makes them relative).
 #pragma once
 
 #include <cstddef>
@@ -52,12 +52,5 @@ class Predictor {
   PredictorConfig config_;
   std::deque<double> history_;  // newest last, at most max(window, 1)
 };
-
-// Shifts a vector of arrival times so that the earliest is 0 (the form the
-// PAT vector is published in; only differences matter to the builders).
-std::vector<double> relative_arrivals(std::vector<double> arrivals);
-
-// Ranks ordered by arrival (earliest first; ties by rank).
-std::vector<int> arrival_order(const std::vector<double> &arrivals);
 
 }  // namespace patcoll::core::runtime

@@ -1,0 +1,193 @@
+#include "config.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <mutex>
+
+#include "runtime/predictor.hpp"
+
+namespace patcoll::core::config {
+namespace {
+
+using S = Scope;
+using T = Type;
+
+const Variable kVariables[] = {
+    {Var::reduce, "PATCOLL_REDUCE", T::algorithm, "auto",
+     "MPI_Reduce algorithm when none is chosen in the program (patcoll-info lists them); the shim serves "
+     "MPI_Reduce with it, unset or `native` leaves MPI_Reduce to the MPI library",
+     S::library},
+    {Var::allreduce, "PATCOLL_ALLREDUCE", T::algorithm, "auto", "MPI_Allreduce algorithm (as PATCOLL_REDUCE)",
+     S::library},
+    {Var::scatter, "PATCOLL_SCATTER", T::algorithm, "auto", "MPI_Scatter algorithm (as PATCOLL_REDUCE)", S::library},
+    {Var::gather, "PATCOLL_GATHER", T::algorithm, "auto", "MPI_Gather algorithm (as PATCOLL_REDUCE)", S::library},
+    {Var::segments, "PATCOLL_SEGMENTS", T::integer, "",
+     "segment count N of the segmenting algorithms; unset: each algorithm's default (N_opt of [M] 5.2 for the "
+     "schedule-based reduces); wins over PATCOLL_SEGMENT_BYTES; 0 as unset",
+     S::library, 0},
+    {Var::segment_bytes, "PATCOLL_SEGMENT_BYTES", T::integer, "",
+     "segment size in bytes of the segmenting algorithms (rounded down to whole elements, at least one); 0 as unset",
+     S::library, 0},
+    {Var::model, "PATCOLL_MODEL", T::path, "",
+     "cost-model file (alpha/beta/gamma lines, written by patcoll-calibrate) used when the program sets none "
+     "with PAT_Set_cost_model; must be the same on every rank",
+     S::library},
+    {Var::fallback, "PATCOLL_FALLBACK", T::flag, "0",
+     "1: a forced algorithm whose restrictions fail falls back to `auto` with one line on stderr instead of "
+     "returning an error",
+     S::library},
+    {Var::schedule_cache, "PATCOLL_SCHEDULE_CACHE", T::integer, "16",
+     "Programs kept per communicator (least recently used); 0 rebuilds on every call", S::library, 0},
+    {Var::predictor, "PATCOLL_PREDICTOR", T::choice, "edge",
+     "PAT runtime predictor: edge, last, sma or sma:<k> (PAT_Set_predictor wins)", S::runtime, 0,
+     "edge last sma sma:<k>"},
+    {Var::pats, "PATCOLL_PATS", T::choice, "none",
+     "PAT source of the preload shim: history learns PATs from the call history", S::preload, 0, "none history"},
+    {Var::verbose, "PATCOLL_VERBOSE", T::integer, "0",
+     "preload shim: 1 says which algorithm serves each collective and why, 2 adds history statistics",
+     S::preload, 0},
+    {Var::history_window, "PATCOLL_HISTORY_WINDOW", T::integer, "5",
+     "history PAT source: calls in the moving average", S::preload, 1},
+    {Var::history_period, "PATCOLL_HISTORY_PERIOD", T::integer, "8",
+     "history PAT source: calls between exchanges", S::preload, 1},
+    {Var::history_quantum, "PATCOLL_HISTORY_QUANTUM", T::seconds, "1e-5",
+     "history PAT source: PATs are rounded to multiples of this many seconds", S::preload},
+    {Var::history_estimate, "PATCOLL_HISTORY_ESTIMATE", T::choice, "entry",
+     "history PAT source: entry (entry times on a common clock) or offset (exit->entry offsets)", S::preload, 0,
+     "entry offset"},
+};
+static_assert(std::size(kVariables) == kVariableCount, "one table row per Var");
+
+bool one_of(std::string_view choices, std::string_view text) {
+  while (!choices.empty()) {
+    const std::size_t space = choices.find(' ');
+    if (choices.substr(0, space) == text) return true;
+    if (space == std::string_view::npos) break;
+    choices.remove_prefix(space + 1);
+  }
+  return false;
+}
+
+// Parses `text` into `value`; "" when it parses, else what it should be.
+std::string parse(const Variable &v, const std::string &text, Value &value) {
+  value.text = text;
+  switch (v.type) {
+    case T::algorithm:
+    case T::path:
+      return {};
+    case T::integer: {
+      errno = 0;
+      char *end = nullptr;
+      const long long n = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || errno == ERANGE || n < v.minimum)
+        return "is not an integer >= " + std::to_string(v.minimum);
+      value.integer = n;
+      value.number = static_cast<double>(n);
+      return {};
+    }
+    case T::seconds: {
+      char *end = nullptr;
+      const double x = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(x >= 0) || !std::isfinite(x)) return "is not a number of seconds >= 0";
+      value.number = x;
+      return {};
+    }
+    case T::flag:
+      if (text != "0" && text != "1") return "is not 0 or 1";
+      value.integer = text == "1";
+      return {};
+    case T::choice:
+      if (v.id == Var::predictor ? valid_predictor(text) : one_of(v.choices, text)) return {};
+      return "is not one of " + std::string(v.choices);
+  }
+  return {};
+}
+
+std::mutex g_mutex;
+std::shared_ptr<const Settings> g_settings;
+
+const char *environment(const char *name) { return std::getenv(name); }
+
+}  // namespace
+
+std::span<const Variable> variables() { return kVariables; }
+const Variable &variable(Var id) { return kVariables[static_cast<int>(id)]; }
+
+const Variable *find_variable(std::string_view name) {
+  for (const Variable &v : kVariables)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+std::string_view to_string(Type type) {
+  switch (type) {
+    case T::algorithm: return "algorithm";
+    case T::integer: return "integer";
+    case T::seconds: return "seconds";
+    case T::path: return "path";
+    case T::choice: return "choice";
+    case T::flag: return "flag";
+  }
+  return "?";
+}
+
+std::string_view to_string(Scope scope) {
+  switch (scope) {
+    case S::library: return "library";
+    case S::runtime: return "runtime";
+    case S::preload: return "preload";
+  }
+  return "?";
+}
+
+bool valid_predictor(std::string_view text) {
+  runtime::PredictorConfig config;
+  return runtime::parse_predictor(text, config);
+}
+
+Settings read(const char *(*lookup)(const char *name)) {
+  Settings out;
+  for (const Variable &v : kVariables) {
+    Value &value = out.values[static_cast<int>(v.id)];
+    const std::string fallback(v.default_value);
+    if (!fallback.empty()) parse(v, fallback, value);  // the defaults always parse (unit-tested)
+    const char *given = lookup(std::string(v.name).c_str());
+    if (!given || !*given) continue;
+    Value parsed;
+    const std::string problem = parse(v, given, parsed);
+    if (problem.empty()) {
+      parsed.set = true;
+      parsed.given = given;
+      value = std::move(parsed);
+      continue;
+    }
+    value.set = true;
+    value.valid = false;
+    value.given = given;
+    out.problems.push_back({v.id, std::string(v.name) + "='" + given + "' " + problem + "; using the default (" +
+                                      (fallback.empty() ? std::string("unset") : fallback) + ")"});
+  }
+  return out;
+}
+
+std::vector<std::string> Settings::problems_of(Scope scope) const {
+  std::vector<std::string> out;
+  for (const Problem &p : problems)
+    if (variable(p.id).scope == scope) out.push_back(p.message);
+  return out;
+}
+
+std::shared_ptr<const Settings> settings() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_settings) g_settings = std::make_shared<const Settings>(read(environment));
+  return g_settings;
+}
+
+void reload() {
+  auto fresh = std::make_shared<const Settings>(read(environment));
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_settings = std::move(fresh);
+}
+
+}  // namespace patcoll::core::config

@@ -1,0 +1,112 @@
+// The configuration registry: every PATCOLL_* environment variable,
+// declared once (name, type, default, documentation, who reads it), read
+// once and validated once. The library, the PAT runtime, the preload shim
+// and `patcoll-info` all read this table; nothing else calls getenv for a
+// PATCOLL_* variable. A value that does not parse is reported once (the
+// `problems` of the snapshot, printed by the layer that owns the variable)
+// and the default is used — never silently ignored.
+//
+// MPI-free: the MPI layer validates algorithm names against the registry of
+// mpi/registry.hpp (it knows `native`), the table only declares them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace patcoll::core::config {
+
+// One entry per variable, in the order of the table (and of patcoll-info).
+enum class Var : int {
+  reduce,             // PATCOLL_REDUCE
+  allreduce,          // PATCOLL_ALLREDUCE
+  scatter,            // PATCOLL_SCATTER
+  gather,             // PATCOLL_GATHER
+  segments,           // PATCOLL_SEGMENTS
+  segment_bytes,      // PATCOLL_SEGMENT_BYTES
+  model,              // PATCOLL_MODEL
+  fallback,           // PATCOLL_FALLBACK
+  schedule_cache,     // PATCOLL_SCHEDULE_CACHE
+  predictor,          // PATCOLL_PREDICTOR
+  pats,               // PATCOLL_PATS
+  verbose,            // PATCOLL_VERBOSE
+  history_window,     // PATCOLL_HISTORY_WINDOW
+  history_period,     // PATCOLL_HISTORY_PERIOD
+  history_quantum,    // PATCOLL_HISTORY_QUANTUM
+  history_estimate,   // PATCOLL_HISTORY_ESTIMATE
+  count_
+};
+inline constexpr int kVariableCount = static_cast<int>(Var::count_);
+
+enum class Type {
+  algorithm,  // an algorithm name of one collective, `auto` or `native` (checked by the MPI layer)
+  integer,    // a decimal integer >= minimum
+  seconds,    // a number of seconds >= 0
+  path,       // a file name (checked where it is opened)
+  choice,     // one of `choices` (space separated)
+  flag,       // 0 or 1
+};
+
+// Who reads a variable and reports its problems.
+enum class Scope { library, runtime, preload };
+
+struct Variable {
+  Var id;
+  std::string_view name;
+  Type type;
+  std::string_view default_value;  // as the user would write it; "" = unset
+  std::string_view doc;
+  Scope scope;
+  std::int64_t minimum = 0;        // integer
+  std::string_view choices = {};   // choice (and predictor's fixed forms)
+};
+
+std::span<const Variable> variables();
+const Variable &variable(Var);
+const Variable *find_variable(std::string_view name);
+std::string_view to_string(Type);
+std::string_view to_string(Scope);
+
+// One variable's value after parsing: `text` as given (or the default when
+// unset or invalid), and the parsed number for integer/seconds/flag.
+struct Value {
+  bool set = false;      // present and non-empty in the environment
+  bool valid = true;     // parsed (an invalid value falls back to the default)
+  std::string text;      // the effective text
+  std::string given;     // as found in the environment ("" when unset)
+  std::int64_t integer = 0;
+  double number = 0;
+};
+
+// The environment as read at one moment.
+struct Settings {
+  Value values[kVariableCount];
+  // "PATCOLL_SEGMENTS='abc' is not an integer >= 0; using the default (unset)"
+  struct Problem {
+    Var id;
+    std::string message;
+  };
+  std::vector<Problem> problems;
+
+  const Value &operator[](Var v) const { return values[static_cast<int>(v)]; }
+  // Problems of one scope, one line each.
+  std::vector<std::string> problems_of(Scope) const;
+};
+
+// Parses `lookup(name)` for every variable (lookup returns nullptr when
+// unset); the pure form used by the tests.
+Settings read(const char *(*lookup)(const char *name));
+
+// The process's snapshot, read from the environment on first use. reload()
+// re-reads it (tests and tools that change the environment between cases);
+// it is not meant to race with collectives in flight.
+std::shared_ptr<const Settings> settings();
+void reload();
+
+// Validates one predictor value ("edge", "last", "sma", "sma:<k>").
+bool valid_predictor(std::string_view text);
+
+}  // namespace patcoll::core::config

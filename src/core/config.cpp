@@ -24,11 +24,16 @@ const Variable kVariables[] = {
     {Var::gather, "PATCOLL_GATHER", T::algorithm, "auto", "MPI_Gather algorithm (as PATCOLL_REDUCE)", S::library},
     {Var::segments, "PATCOLL_SEGMENTS", T::integer, "",
      "segment count N of the segmenting algorithms; unset: each algorithm's default (N_opt of [M] 5.2 for the "
-     "schedule-based reduces); wins over PATCOLL_SEGMENT_BYTES; 0 as unset",
-     S::library, 0},
+     "schedule-based reduces); wins over PATCOLL_SEGMENT_BYTES; same on every rank, a bad value is MPI_ERR_ARG",
+     S::library, 1, {}, true},
     {Var::segment_bytes, "PATCOLL_SEGMENT_BYTES", T::integer, "",
-     "segment size in bytes of the segmenting algorithms (rounded down to whole elements, at least one); 0 as unset",
-     S::library, 0},
+     "segment size in bytes of the segmenting algorithms (rounded down to whole elements, at least one); same on "
+     "every rank, a bad value is MPI_ERR_ARG",
+     S::library, 1, {}, true},
+    {Var::clairvoyant_join, "PATCOLL_CLAIRVOYANT_JOIN", T::choice, "end",
+     "Clairvoyant's join rule: end (a rank joins the round it arrives before the end of) or start (arrivals rounded "
+     "up to the round grid, so rounds x d bounds the executed time); same on every rank, a bad value is MPI_ERR_ARG",
+     S::library, 0, "end start before_round_end by_round_start", true},
     {Var::model, "PATCOLL_MODEL", T::path, "",
      "cost-model file (alpha/beta/gamma lines, written by patcoll-calibrate) used when the program sets none "
      "with PAT_Set_cost_model; must be the same on every rank",
@@ -165,8 +170,9 @@ Settings read(const char *(*lookup)(const char *name)) {
     value.set = true;
     value.valid = false;
     value.given = given;
-    out.problems.push_back({v.id, std::string(v.name) + "='" + given + "' " + problem + "; using the default (" +
-                                      (fallback.empty() ? std::string("unset") : fallback) + ")"});
+    std::string message = std::string(v.name) + "='" + given + "' " + problem;
+    if (!v.strict) message += "; using the default (" + (fallback.empty() ? std::string("unset") : fallback) + ")";
+    out.problems.push_back({v.id, std::move(message)});
   }
   return out;
 }

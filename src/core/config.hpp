@@ -4,7 +4,9 @@
 // and `patcoll-info` all read this table; nothing else calls getenv for a
 // PATCOLL_* variable. A value that does not parse is reported once (the
 // `problems` of the snapshot, printed by the layer that owns the variable)
-// and the default is used — never silently ignored.
+// and the default is used — never silently ignored; a `strict` variable
+// (one that shapes schedules) makes every collective fail with MPI_ERR_ARG
+// instead.
 //
 // MPI-free: the MPI layer validates algorithm names against the registry of
 // mpi/registry.hpp (it knows `native`), the table only declares them.
@@ -27,6 +29,7 @@ enum class Var : int {
   gather,             // PATCOLL_GATHER
   segments,           // PATCOLL_SEGMENTS
   segment_bytes,      // PATCOLL_SEGMENT_BYTES
+  clairvoyant_join,   // PATCOLL_CLAIRVOYANT_JOIN
   model,              // PATCOLL_MODEL
   fallback,           // PATCOLL_FALLBACK
   schedule_cache,     // PATCOLL_SCHEDULE_CACHE
@@ -62,6 +65,10 @@ struct Variable {
   Scope scope;
   std::int64_t minimum = 0;        // integer
   std::string_view choices = {};   // choice (and predictor's fixed forms)
+  // A value that does not parse is an error of every call that reads it
+  // (MPI_ERR_ARG: the variables that shape schedules, which every rank
+  // must agree on) instead of a warning with the default.
+  bool strict = false;
 };
 
 std::span<const Variable> variables();
@@ -84,7 +91,8 @@ struct Value {
 // The environment as read at one moment.
 struct Settings {
   Value values[kVariableCount];
-  // "PATCOLL_SEGMENTS='abc' is not an integer >= 0; using the default (unset)"
+  // "PATCOLL_FALLBACK='yes' is not 0 or 1; using the default (0)", or for a
+  // strict variable "PATCOLL_SEGMENTS='abc' is not an integer >= 1"
   struct Problem {
     Var id;
     std::string message;

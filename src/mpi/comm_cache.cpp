@@ -5,7 +5,9 @@
 #include <mutex>
 #include <set>
 
+#include "core/config.hpp"
 #include "error.hpp"
+#include "finalize.hpp"
 
 namespace patcoll::mpi {
 
@@ -94,8 +96,8 @@ int delete_state(MPI_Comm, int, void *attribute, void *) {
   return MPI_SUCCESS;
 }
 
-// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI is still
-// fully usable: free every state left (MPI_COMM_WORLD's among them).
+// At MPI_Finalize (finalize.hpp): free every state left (MPI_COMM_WORLD's
+// among them).
 int finalize_sweep(MPI_Comm, int, void *, void *) {
   std::lock_guard<std::mutex> lock(g_mutex);
   while (!g_states.empty()) destroy(*g_states.begin());
@@ -109,10 +111,7 @@ int ensure_keyvals() {
   if (g_keyval == MPI_KEYVAL_INVALID)
     PATCOLL_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_keyval, nullptr));
   if (!g_finalize_hook) {
-    int sweep_keyval = MPI_KEYVAL_INVALID;
-    PATCOLL_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_sweep, &sweep_keyval, nullptr));
-    PATCOLL_MPI_CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, sweep_keyval, nullptr));
-    PATCOLL_MPI_CHECK(MPI_Comm_free_keyval(&sweep_keyval));
+    PATCOLL_MPI_CHECK(at_finalize(finalize_sweep));
     g_finalize_hook = true;
   }
   return MPI_SUCCESS;
@@ -131,6 +130,11 @@ int existing_comm_state(MPI_Comm comm, CommState *&out) {
   return MPI_SUCCESS;
 }
 
+std::size_t schedule_cache_capacity() {
+  return static_cast<std::size_t>(
+      (*core::config::settings())[core::config::Var::schedule_cache].integer);
+}
+
 int comm_state(MPI_Comm comm, CommState *&out) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -147,10 +151,9 @@ int comm_state(MPI_Comm comm, CommState *&out) {
   // process-wide lock (MPI_Comm_dup is collective; two threads setting up
   // two communicators at once must not wait for each other).
   auto *state = new CommState;
-  // PATCOLL_SCHEDULE_CACHE: Programs kept per communicator (default 16;
-  // 0 rebuilds every call, to measure what the cache saves).
-  if (const char *capacity = std::getenv("PATCOLL_SCHEDULE_CACHE"); capacity && *capacity)
-    state->programs = ProgramCache(static_cast<std::size_t>(std::max(0L, std::atol(capacity))));
+  // PATCOLL_SCHEDULE_CACHE: Programs kept per communicator (0 rebuilds
+  // every call, to measure what the cache saves).
+  state->programs = ProgramCache(schedule_cache_capacity());
   int found = 0;
   int rc = MPI_Comm_dup(comm, &state->comm);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(state->comm, MPI_ERRORS_RETURN);

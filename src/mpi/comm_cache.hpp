@@ -108,6 +108,9 @@ struct CommState {
   int next_tag() { return static_cast<int>(sequence++ % static_cast<std::uint64_t>(tag_ub)); }
 };
 
+// Programs kept per cache (PATCOLL_SCHEDULE_CACHE).
+std::size_t schedule_cache_capacity();
+
 // The state of `comm`, created on first use (collective over `comm` only
 // the first time: MPI_Comm_dup).
 int comm_state(MPI_Comm comm, CommState *&out);

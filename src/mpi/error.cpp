@@ -21,4 +21,11 @@ int mpi_failure(int code, const char *what) {
   return code;
 }
 
+bool mpi_usable() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+
 }  // namespace patcoll::mpi

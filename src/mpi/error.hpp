@@ -24,4 +24,7 @@ int fail(int code, std::string message);
 
 int mpi_failure(int code, const char *what);
 
+// MPI is initialised and not yet finalised.
+bool mpi_usable();
+
 }  // namespace patcoll::mpi

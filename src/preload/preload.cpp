@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "history.hpp"
+#include "mpi/finalize.hpp"
 #include "patcoll.h"
 
 namespace patcoll::preload {
@@ -272,8 +273,8 @@ int delete_state(MPI_Comm, int, void *attribute, void *) {
   return MPI_SUCCESS;
 }
 
-// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
-// works: finish outstanding exchanges and free every state left.
+// At MPI_Finalize (mpi/finalize.hpp): finish outstanding exchanges and
+// free every state left.
 int finalize_sweep(MPI_Comm, int, void *, void *) {
   std::lock_guard<std::mutex> lock(g_mutex);
   while (!g_states.empty()) destroy(*g_states.begin());
@@ -335,10 +336,7 @@ ShimComm *shim_state(MPI_Comm comm, bool inter) {
       PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_keyval, nullptr) != MPI_SUCCESS)
     return nullptr;
   if (!g_finalize_hook) {
-    int sweep = MPI_KEYVAL_INVALID;
-    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_sweep, &sweep, nullptr) != MPI_SUCCESS) return nullptr;
-    PMPI_Comm_set_attr(MPI_COMM_SELF, sweep, nullptr);
-    PMPI_Comm_free_keyval(&sweep);
+    if (patcoll::mpi::at_finalize(finalize_sweep) != MPI_SUCCESS) return nullptr;
     g_finalize_hook = true;
   }
   void *attribute = nullptr;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/config.hpp"
 #include "patcoll.h"
 
 namespace patcoll::test {
@@ -43,10 +44,16 @@ void sweep_communicators(const std::function<void(MPI_Comm, bool)> &matrix) {
   MPI_Comm split;
   MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &split);
   for (MPI_Comm comm : {MPI_COMM_WORLD, split}) matrix(comm, false);
-  setenv("PATCOLL_SEGMENT_BYTES", "64", 1);
+  set_configuration("PATCOLL_SEGMENT_BYTES", "64");
   matrix(MPI_COMM_WORLD, true);
-  unsetenv("PATCOLL_SEGMENT_BYTES");
+  set_configuration("PATCOLL_SEGMENT_BYTES", nullptr);
   MPI_Comm_free(&split);
+}
+
+void set_configuration(const char *name, const char *value) {
+  if (value) setenv(name, value, 1);
+  else unsetenv(name);
+  patcoll::core::config::reload();
 }
 
 std::vector<std::string> algorithms_of(const char *collective) {

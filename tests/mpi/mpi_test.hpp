@@ -33,6 +33,10 @@ class Suite {
 // more on MPI_COMM_WORLD with 64-byte segments so multi-segment paths run.
 void sweep_communicators(const std::function<void(MPI_Comm, bool)> &matrix);
 
+// Sets (value != nullptr) or unsets a PATCOLL_* variable between cases and
+// makes the library re-read its configuration (read once otherwise).
+void set_configuration(const char *name, const char *value);
+
 // The algorithms registered for `collective`, native first.
 std::vector<std::string> algorithms_of(const char *collective);
 

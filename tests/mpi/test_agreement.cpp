@@ -170,14 +170,14 @@ int main(int argc, char **argv) {
         suite.check(out == std::vector<int>(8, -1), "refused call touched the receive buffer");
       }
       PAT_Set_cost_model(MPI_COMM_NULL, 2e-6, 5e-10, 2e-10);
-      setenv("PATCOLL_SEGMENTS", rank == 0 ? "2" : "3", 1);
+      patcoll::test::set_configuration("PATCOLL_SEGMENTS", rank == 0 ? "2" : "3");
       {
         std::vector<int> in(8, rank), out(8, -1);
         expect_class(suite, PAT_Reduce_with("clairvoyant", in.data(), out.data(), 8, MPI_INT, MPI_SUM, 0, fresh),
                      MPI_ERR_ARG, "PATCOLL_SEGMENTS differing across ranks");
         suite.check(out == std::vector<int>(8, -1), "refused call touched the receive buffer");
       }
-      unsetenv("PATCOLL_SEGMENTS");
+      patcoll::test::set_configuration("PATCOLL_SEGMENTS", nullptr);
       all_scheduled_right(suite, fresh, "the ranks agreed again");
       MPI_Comm_free(&fresh);
     }
@@ -186,13 +186,23 @@ int main(int argc, char **argv) {
     // buffers untouched (the same value on every rank).
     for (const char *variable : {"PATCOLL_SEGMENTS", "PATCOLL_SEGMENT_BYTES"})
       for (const char *bad : {"abc", "0", "-3", "12x", "99999999999999999999999"}) {
-        setenv(variable, bad, 1);
+        patcoll::test::set_configuration(variable, bad);
         std::vector<int> in(8, rank), out(8, -1);
         expect_class(suite, PAT_Allreduce_with("ring", in.data(), out.data(), 8, MPI_INT, MPI_SUM, world), MPI_ERR_ARG,
                      std::string(variable) + "=" + bad);
         suite.check(out == std::vector<int>(8, -1), std::string(variable) + "=" + bad + ": receive buffer touched");
-        unsetenv(variable);
+        patcoll::test::set_configuration(variable, nullptr);
       }
+    // PATCOLL_CLAIRVOYANT_JOIN shapes Clairvoyant's schedule the same way:
+    // a value that is not a join rule is MPI_ERR_ARG, not the default.
+    patcoll::test::set_configuration("PATCOLL_CLAIRVOYANT_JOIN", "middle");
+    {
+      std::vector<int> in(8, rank), out(8, -1);
+      expect_class(suite, PAT_Allreduce_with("ring", in.data(), out.data(), 8, MPI_INT, MPI_SUM, world), MPI_ERR_ARG,
+                   "PATCOLL_CLAIRVOYANT_JOIN=middle");
+      suite.check(out == std::vector<int>(8, -1), "PATCOLL_CLAIRVOYANT_JOIN=middle: receive buffer touched");
+    }
+    patcoll::test::set_configuration("PATCOLL_CLAIRVOYANT_JOIN", nullptr);
     all_scheduled_right(suite, world, "malformed segment variables were unset");
 
     PAT_Set_arrivals(world, nullptr);

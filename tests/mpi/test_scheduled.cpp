@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
           // Segment counts 1, a few, and more than the element count.
           const int segments[] = {1, 3, count + 5};
           const std::string segment_count = std::to_string(segments[trial % 3]);
-          setenv("PATCOLL_SEGMENTS", segment_count.c_str(), 1);
+          patcoll::test::set_configuration("PATCOLL_SEGMENTS", segment_count.c_str());
           std::vector<double> predicted(static_cast<std::size_t>(size));
           std::uniform_real_distribution<double> pat(0.0, 3e-3);
           for (double &p : predicted) p = pat(shared);
@@ -117,7 +117,7 @@ int main(int argc, char **argv) {
         }
       }
     }
-    unsetenv("PATCOLL_SEGMENTS");
+    patcoll::test::set_configuration("PATCOLL_SEGMENTS", nullptr);
     PAT_Set_arrivals(MPI_COMM_WORLD, nullptr);
     status = suite.finish();
   }

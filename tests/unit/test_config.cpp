@@ -78,9 +78,23 @@ TEST(Config, ValidValuesAreParsed) {
 }
 
 TEST(Config, AValueThatDoesNotParseIsOneProblemNamingItAndTheDefaultIsKept) {
+  const Settings s = read_with({{"PATCOLL_FALLBACK", "yes"}});
+  ASSERT_EQ(s.problems.size(), 1u);
+  EXPECT_EQ(s.problems[0].message, "PATCOLL_FALLBACK='yes' is not 0 or 1; using the default (0)");
+  EXPECT_TRUE(s[Var::fallback].set);
+  EXPECT_FALSE(s[Var::fallback].valid);
+  EXPECT_EQ(s[Var::fallback].integer, 0);
+  EXPECT_EQ(s.problems_of(Scope::library).size(), 1u);
+  EXPECT_TRUE(s.problems_of(Scope::preload).empty());
+}
+
+TEST(Config, AStrictVariableThatDoesNotParseIsAProblemWithoutADefault) {
+  // The variables that shape schedules are errors of the calls (MPI_ERR_ARG,
+  // tests/mpi/test_agreement.cpp), so the message promises no default.
   const Settings s = read_with({{"PATCOLL_SEGMENTS", "abc"}});
   ASSERT_EQ(s.problems.size(), 1u);
-  EXPECT_EQ(s.problems[0].message, "PATCOLL_SEGMENTS='abc' is not an integer >= 0; using the default (unset)");
+  EXPECT_TRUE(variable(Var::segments).strict);
+  EXPECT_EQ(s.problems[0].message, "PATCOLL_SEGMENTS='abc' is not an integer >= 1");
   EXPECT_TRUE(s[Var::segments].set);
   EXPECT_FALSE(s[Var::segments].valid);
   EXPECT_EQ(s[Var::segments].integer, 0);

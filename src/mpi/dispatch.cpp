@@ -1,0 +1,289 @@
+#include "dispatch.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "core/config.hpp"
+#include "core/pat.hpp"
+#include "error.hpp"
+
+namespace patcoll::mpi {
+namespace {
+
+namespace config = core::config;
+
+config::Var algorithm_variable(core::Collective collective) {
+  switch (collective) {
+    case core::Collective::reduce: return config::Var::reduce;
+    case core::Collective::allreduce: return config::Var::allreduce;
+    case core::Collective::scatter: return config::Var::scatter;
+    case core::Collective::gather: return config::Var::gather;
+  }
+  return config::Var::reduce;
+}
+
+// The PATCOLL_MODEL file, read once per path (reload() may name another).
+// A file that cannot be read or parsed is reported once and the built-in
+// model is used.
+std::optional<core::CostModel> environment_cost_model(const std::string &path) {
+  static std::mutex mutex;
+  static std::string read_path;
+  static std::optional<core::CostModel> model;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (path == read_path) return model;
+  read_path = path;
+  model.reset();
+  if (path.empty()) return model;
+  std::ifstream in(path);
+  if (!in) {
+    warn_once("cannot read PATCOLL_MODEL file '" + path + "'; using the built-in cost model");
+    return model;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  core::CostModel parsed;
+  const std::string error = core::parse_cost_model(text.str(), parsed);
+  if (!error.empty()) {
+    warn_once("PATCOLL_MODEL file '" + path + "': " + error + "; using the built-in cost model");
+    return model;
+  }
+  model = parsed;
+  return model;
+}
+
+}  // namespace
+
+void warn_once(const std::string &message) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(message).second) std::fprintf(stderr, "patcoll: %s\n", message.c_str());
+}
+
+void report_configuration_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const auto settings = config::settings();
+    std::vector<std::string> problems;
+    for (const config::Settings::Problem &p : settings->problems)  // strict ones are the calls' errors
+      if (config::variable(p.id).scope == config::Scope::library && !config::variable(p.id).strict)
+        problems.push_back(p.message);
+    if (problems.empty()) return;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0) return;
+    for (const std::string &problem : problems) warn_once(problem);
+  });
+}
+
+core::CostModel cost_model(const CommState &state) {
+  if (state.cost) return *state.cost;
+  if (process_defaults().cost) return *process_defaults().cost;
+  if (auto model = environment_cost_model(config::settings()->operator[](config::Var::model).text)) return *model;
+  return {};
+}
+
+namespace {
+
+// The variables whose values shape schedules: a value that does not parse
+// is an error of every call (MPI_ERR_ARG), not a warning.
+constexpr config::Var kScheduleVariables[] = {config::Var::segments, config::Var::segment_bytes,
+                                              config::Var::clairvoyant_join};
+
+std::uint64_t fnv1a(const void *data, std::size_t bytes, std::uint64_t hash = 1469598103934665603ull) {
+  const auto *p = static_cast<const unsigned char *>(data);
+  for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 1099511628211ull;
+  return hash;
+}
+
+}  // namespace
+
+std::uint64_t hash_values(const double *values, std::size_t n) {
+  std::uint64_t hash = fnv1a(&n, sizeof n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = values[i] + 0.0;  // -0.0 and 0.0 are the same value
+    hash = fnv1a(&v, sizeof v, hash);
+  }
+  return hash;
+}
+
+int agree_across_ranks(const CommState &state, std::uint64_t hash, const std::string &local_error, const char *what) {
+  std::uint64_t mine[3] = {hash, ~hash, local_error.empty() ? 0u : 1u}, top[3] = {0, 0, 0};
+  PATCOLL_MPI_CHECK(PMPI_Allreduce(mine, top, 3, MPI_UINT64_T, MPI_MAX, state.comm));
+  if (!local_error.empty()) return fail(MPI_ERR_ARG, local_error);
+  if (top[2] != 0) return fail(MPI_ERR_ARG, std::string(what) + " refused: another rank passed an invalid value");
+  if (top[0] != mine[0] || top[1] != mine[1])  // max == min == mine on every rank iff all hashes are equal
+    return fail(MPI_ERR_ARG, std::string(what) + " differs between ranks (it must be the same on every rank); "
+                                                 "the previous value is kept");
+  return MPI_SUCCESS;
+}
+
+int check_schedule_configuration() {
+  const auto settings = config::settings();
+  for (const config::Settings::Problem &problem : settings->problems)
+    for (config::Var v : kScheduleVariables)
+      if (problem.id == v) return fail(MPI_ERR_ARG, problem.message);
+  return MPI_SUCCESS;
+}
+
+core::Params call_params(const CallShape &call, int procs, std::vector<double> arrivals, const core::CostModel &cost) {
+  const auto settings = config::settings();
+  core::Params params;
+  params.collective = call.collective;
+  params.procs = procs;
+  params.root = call.root;
+  params.count = call.count;
+  params.element_bytes = std::max<std::int64_t>(1, call.element_bytes);
+  params.commutative = call.commutative;
+  if (static_cast<int>(arrivals.size()) == procs) params.arrivals = std::move(arrivals);
+  params.cost = cost;
+  params.segment_count = (*settings)[config::Var::segments].integer;
+  if (const std::int64_t bytes = (*settings)[config::Var::segment_bytes].integer; bytes > 0)
+    params.segment_elements = std::max<std::int64_t>(1, bytes / params.element_bytes);
+  core::parse_clairvoyant_join((*settings)[config::Var::clairvoyant_join].text, params.clairvoyant_join);
+  return params;
+}
+
+// The process-wide inputs that shape schedules are checked to be the same
+// on every rank at the first collective on a communicator (one allreduce
+// per communicator, collective even when this rank's configuration is
+// malformed, so nobody hangs).
+int call_params(CommState &state, const CallShape &call, core::Params &out) {
+  out = call_params(call, state.size, state.arrivals, cost_model(state));
+  const int rc = check_schedule_configuration();
+  if (state.process_inputs_agreed) return rc;
+  const double model[3] = {out.cost.alpha, out.cost.beta, out.cost.gamma};
+  std::uint64_t hash = hash_values(model, 3);
+  const auto settings = config::settings();
+  for (config::Var v : kScheduleVariables) {
+    const config::Value &value = (*settings)[v];
+    const std::string text = value.set ? "=" + value.given : std::string("unset");
+    hash = fnv1a(text.data(), text.size() + 1, hash);
+  }
+  const std::string mine = rc == MPI_SUCCESS ? std::string() : last_error();
+  if (int agreed = agree_across_ranks(state, hash, mine,
+                                      "the process-wide cost model or segmentation (PATCOLL_MODEL, PATCOLL_SEGMENTS, "
+                                      "PATCOLL_SEGMENT_BYTES, PATCOLL_CLAIRVOYANT_JOIN, "
+                                      "PAT_Set_cost_model(MPI_COMM_NULL))");
+      agreed != MPI_SUCCESS)
+    return agreed;
+  state.process_inputs_agreed = true;
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+std::string milliseconds(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", seconds * 1e3);
+  return buf;
+}
+
+// One line per change of auto's choice, from rank 0 of the communicator.
+void say_choice(const CommState &state, const core::Params &params, const core::Selection &selection) {
+  std::string line = "patcoll: auto on ";
+  char name[MPI_MAX_OBJECT_NAME] = "";
+  int length = 0;
+  if (MPI_Comm_get_name(state.comm, name, &length) == MPI_SUCCESS && length > 0) line += std::string("'") + name + "' ";
+  line += "(" + std::to_string(state.size) + " ranks): " + std::string(core::to_string(params.collective)) + " of " +
+          std::to_string(params.count * params.element_bytes) + " bytes -> " + std::string(selection.name);
+  if (selection.predictions.empty()) {
+    line += selection.deferred ? " (kept: a new pattern is predicted once per period)"
+                               : " (no imbalance to exploit, or below the size auto predicts)";
+  } else {
+    line += "; predicted ms:";
+    for (const core::Prediction &p : selection.predictions) line += " " + std::string(p.name) + "=" + milliseconds(p.seconds);
+  }
+  line += "; PATs ms:";
+  for (double a : selection.arrivals) line += " " + milliseconds(a);
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+const Entry *choose_auto(CommState &state, const core::Params &params) {
+  const core::Selection selection = state.selectors[static_cast<std::size_t>(params.collective)].select(params);
+  const Entry *entry = find_entry(params.collective, selection.name);
+  if (!entry) entry = auto_choice(params);
+  const bool verbose = (*config::settings())[config::Var::verbose].integer > 0;
+  if (selection.changed && state.rank == 0 && verbose && !params.arrivals.empty()) say_choice(state, params, selection);
+  return entry;
+}
+
+int select(CommState &state, core::Collective collective, const char *explicit_name, const core::Params &params,
+           const Entry *&out) {
+  report_configuration_once();
+  const int index = static_cast<int>(collective);
+  const auto settings = config::settings();
+  const config::Value &environment = (*settings)[algorithm_variable(collective)];
+  std::string name;
+  if (explicit_name && *explicit_name) name = explicit_name;
+  else if (!state.algorithm[index].empty()) name = state.algorithm[index];
+  else if (!process_defaults().algorithm[index].empty()) name = process_defaults().algorithm[index];
+  else name = environment.text;  // "auto" when unset
+
+  std::string_view &last = state.last_algorithm[static_cast<std::size_t>(index)];
+  if (name == "auto") {
+    out = choose_auto(state, params);
+    last = out->name;
+    return MPI_SUCCESS;
+  }
+  const Entry *entry = find_entry(collective, name);
+  if (!entry)
+    return fail(MPI_ERR_ARG, "unknown " + std::string(core::to_string(collective)) + " algorithm '" + name +
+                                 "' (patcoll-info lists the registered ones)");
+  if (!entry->native()) {
+    const std::string reason = core::unsupported_reason(*entry->algorithm, params);
+    if (!reason.empty()) {
+      if ((*settings)[config::Var::fallback].integer == 1) {
+        out = choose_auto(state, params);
+        warn_once(reason + "; falling back to " + std::string(out->name));
+        last = out->name;
+        return MPI_SUCCESS;
+      }
+      const bool op_problem = (entry->restrictions & core::needs_commutative) && !params.commutative;
+      return fail(op_problem ? MPI_ERR_OP : MPI_ERR_ARG, reason);
+    }
+  }
+  out = entry;
+  last = out->name;
+  return MPI_SUCCESS;
+}
+
+std::string cache_key(const Entry &entry, const core::Params &p, int rank) {
+  std::ostringstream os;
+  os.precision(17);
+  os << static_cast<int>(p.collective) << ' ' << entry.name << ' ' << rank << ' ' << p.procs << ' ' << p.root << ' '
+     << p.count << ' ' << p.element_bytes << ' ' << p.commutative << ' ' << p.segment_count << ' '
+     << p.segment_elements << ' ' << static_cast<int>(p.clairvoyant_join) << ' ' << p.cost.alpha << ' ' << p.cost.beta << ' ' << p.cost.gamma << " r";
+  for (int k : p.radix) os << ' ' << k;
+  os << " s";
+  for (std::int64_t size : p.segment_sizes) os << ' ' << size;
+  os << " a";
+  for (double a : p.arrivals) os << ' ' << a;
+  return os.str();
+}
+
+std::shared_ptr<CachedProgram> program(ProgramCache &cache, int rank, const Entry &entry,
+                                       const core::Params &requested) {
+  const core::Params params = core::builder_params(*entry.algorithm, requested);
+  std::string key = cache_key(entry, params, rank);
+  if (std::shared_ptr<CachedProgram> cached = cache.find(key)) return cached;
+  return cache.insert(std::move(key), core::build_rank(*entry.algorithm, params, rank));
+}
+
+int run_cached(CachedProgram &cached, const ExecutionBuffers &buffers, const ExecutionContext &context) {
+  std::unique_ptr<Workspace> workspace = cached.acquire();
+  const int rc = execute(cached.program, cached.shape, buffers, context, *workspace);
+  cached.release(std::move(workspace));
+  return rc;
+}
+
+}  // namespace patcoll::mpi

@@ -1,0 +1,182 @@
+// MPI driver: the one dispatch path (mpi/dispatch.hpp). Selection order
+// (explicit > communicator > process > environment > auto), the Params a
+// call gets (segmentation from the configuration, the cost model of the
+// communicator > process > PATCOLL_MODEL > built-in), the Program cache
+// (a repeated call hits; PATs that jitter within the quantum hit for a
+// PAP-aware algorithm; a classic algorithm ignores PATs), a bad segment
+// setting that is MPI_ERR_ARG and a bad cache size that keeps the default.
+#include <mpi.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/pat.hpp"
+#include "mpi/comm_cache.hpp"
+#include "mpi/dispatch.hpp"
+#include "mpi_test.hpp"
+#include "patcoll.h"
+
+namespace {
+
+using patcoll::core::Collective;
+namespace mpi = patcoll::mpi;
+namespace core = patcoll::core;
+
+int g_rank = 0, g_size = 1;
+
+// The Params of a call (mpi::call_params); MPI_SUCCESS expected.
+core::Params params_of(mpi::CommState &state, const mpi::CallShape &shape, int *rc = nullptr) {
+  core::Params params;
+  const int code = mpi::call_params(state, shape, params);
+  if (rc) *rc = code;
+  return params;
+}
+
+mpi::CommState *state_of(MPI_Comm comm) {
+  mpi::CommState *state = nullptr;
+  return mpi::comm_state(comm, state) == MPI_SUCCESS ? state : nullptr;
+}
+
+std::string selected(mpi::CommState &state, const char *explicit_name) {
+  const core::Params params = params_of(state, {Collective::reduce, 0, 1024, 4, true});
+  const mpi::Entry *entry = nullptr;
+  if (mpi::select(state, Collective::reduce, explicit_name, params, entry) != MPI_SUCCESS) return "error";
+  return std::string(entry->name);
+}
+
+void selection_order(patcoll::test::Suite &suite, mpi::CommState &state) {
+  const mpi::Entry *automatic =
+      mpi::choose_auto(state, params_of(state, {Collective::reduce, 0, 1024, 4, true}));
+  suite.check(selected(state, nullptr) == automatic->name, "nothing chosen: auto");
+  patcoll::test::set_configuration("PATCOLL_REDUCE", "chain");
+  suite.check(selected(state, nullptr) == "chain", "PATCOLL_REDUCE over auto");
+  PAT_Set_algorithm(MPI_COMM_NULL, "reduce", "binary");
+  suite.check(selected(state, nullptr) == "binary", "the process's choice over PATCOLL_REDUCE");
+  PAT_Set_algorithm(MPI_COMM_WORLD, "reduce", "linear");
+  suite.check(selected(state, nullptr) == "linear", "the communicator's choice over the process's");
+  suite.check(selected(state, "binomial") == "binomial", "the explicit name over the communicator's");
+  suite.check(selected(state, "auto") == automatic->name, "an explicit auto is auto");
+  suite.check(selected(state, "no_such") == "error", "an unknown explicit name is an error");
+  PAT_Set_algorithm(MPI_COMM_WORLD, "reduce", nullptr);
+  PAT_Set_algorithm(MPI_COMM_NULL, "reduce", nullptr);
+  patcoll::test::set_configuration("PATCOLL_REDUCE", nullptr);
+  suite.check(selected(state, nullptr) == automatic->name, "choices cleared: auto again");
+}
+
+void params_from_configuration(patcoll::test::Suite &suite, mpi::CommState &state) {
+  patcoll::test::set_configuration("PATCOLL_SEGMENTS", "7");
+  core::Params p = params_of(state, {Collective::reduce, 0, 1000, 8, true});
+  suite.check(p.segment_count == 7 && p.procs == g_size, "PATCOLL_SEGMENTS reaches the Params");
+  patcoll::test::set_configuration("PATCOLL_SEGMENTS", "abc");
+  int rc = MPI_SUCCESS;
+  params_of(state, {Collective::reduce, 0, 1000, 8, true}, &rc);
+  suite.check(rc == MPI_ERR_ARG, "PATCOLL_SEGMENTS=abc is MPI_ERR_ARG (it shapes schedules: never a silent default)");
+  suite.check(core::config::settings()->problems_of(core::config::Scope::library).size() == 1,
+              "PATCOLL_SEGMENTS=abc is one reported problem");
+  patcoll::test::set_configuration("PATCOLL_SEGMENTS", nullptr);
+  patcoll::test::set_configuration("PATCOLL_SEGMENT_BYTES", "64");
+  p = params_of(state, {Collective::reduce, 0, 1000, 8, true});
+  suite.check(p.segment_elements == 8, "PATCOLL_SEGMENT_BYTES=64 is 8 elements of 8 bytes");
+  patcoll::test::set_configuration("PATCOLL_SEGMENT_BYTES", nullptr);
+}
+
+void cost_model_lookup(patcoll::test::Suite &suite, mpi::CommState &state) {
+  const core::CostModel builtin;
+  suite.check(mpi::cost_model(state).alpha == builtin.alpha, "built-in cost model by default");
+  const std::string path = "/tmp/patcoll-test-dispatch-model-" + std::to_string(g_rank) + ".txt";
+  if (FILE *f = std::fopen(path.c_str(), "w")) {
+    std::fputs("alpha 1e-3\nbeta 2e-9\ngamma 3e-9\n", f);
+    std::fclose(f);
+  }
+  patcoll::test::set_configuration("PATCOLL_MODEL", path.c_str());
+  suite.check(mpi::cost_model(state).alpha == 1e-3 && mpi::cost_model(state).gamma == 3e-9,
+              "PATCOLL_MODEL over the built-in model");
+  PAT_Set_cost_model(MPI_COMM_NULL, 2e-3, 0, 0);
+  suite.check(mpi::cost_model(state).alpha == 2e-3, "the process's model over PATCOLL_MODEL");
+  PAT_Set_cost_model(MPI_COMM_WORLD, 4e-3, 0, 0);
+  suite.check(mpi::cost_model(state).alpha == 4e-3, "the communicator's model over the process's");
+  suite.check(params_of(state, {Collective::reduce, 0, 10, 4, true}).cost.alpha == 4e-3,
+              "the Params carry the communicator's model");
+  state.cost.reset();
+  patcoll::mpi::process_defaults().cost.reset();
+  patcoll::test::set_configuration("PATCOLL_MODEL", nullptr);
+  std::remove(path.c_str());
+  suite.check(mpi::cost_model(state).alpha == builtin.alpha, "models cleared: built-in again");
+}
+
+void program_cache(patcoll::test::Suite &suite, mpi::CommState &state) {
+  std::vector<int> send(64, g_rank + 1), recv(64, 0);
+  auto reduce = [&](const char *algorithm) {
+    return PAT_Reduce_with(algorithm, send.data(), recv.data(), 64, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  };
+  reduce("binomial");
+  std::uint64_t hits = state.programs.hits(), misses = state.programs.misses();
+  const bool ok = reduce("binomial") == MPI_SUCCESS;
+  if (g_size == 1) {  // one rank copies: no Program
+    suite.check(ok && state.programs.hits() == hits && state.programs.misses() == misses, "one rank builds nothing");
+    return;
+  }
+  suite.check(ok && state.programs.hits() == hits + 1 && state.programs.misses() == misses,
+              "the same call again is a cache hit");
+
+  std::vector<double> pats(static_cast<std::size_t>(g_size), 0.0);
+  pats.back() = 2e-3;
+  PAT_Set_arrivals(MPI_COMM_WORLD, pats.data());
+  reduce("binomial");
+  suite.check(state.programs.hits() == hits + 2, "a classic algorithm ignores the PATs: still a hit");
+
+  // A late rank 40 quanta behind, then the same pattern with 0.1 quantum
+  // of jitter.
+  const double quantum = core::pat_quantum(params_of(state, {Collective::reduce, 0, 64, 4, true}));
+  pats.back() = 40 * quantum;
+  PAT_Set_arrivals(MPI_COMM_WORLD, pats.data());
+  reduce("clairvoyant");
+  hits = state.programs.hits(), misses = state.programs.misses();
+  std::vector<double> jittered = pats;
+  jittered.back() += quantum / 10;
+  PAT_Set_arrivals(MPI_COMM_WORLD, jittered.data());
+  reduce("clairvoyant");
+  suite.check(state.programs.hits() == hits + 1 && state.programs.misses() == misses,
+              "PATs that jitter within the quantum hit the cached schedule");
+  std::vector<double> other = pats;
+  other.front() = 80 * quantum;
+  PAT_Set_arrivals(MPI_COMM_WORLD, other.data());
+  reduce("clairvoyant");
+  suite.check(state.programs.misses() == misses + 1, "another pattern builds another schedule");
+  PAT_Set_arrivals(MPI_COMM_WORLD, nullptr);
+  if (g_rank == 0) suite.check(recv[0] == g_size * (g_size + 1) / 2, "the cached Programs still reduce");
+}
+
+void cache_capacity(patcoll::test::Suite &suite) {
+  patcoll::test::set_configuration("PATCOLL_SCHEDULE_CACHE", "0");
+  suite.check(mpi::schedule_cache_capacity() == 0, "PATCOLL_SCHEDULE_CACHE=0 disables the cache");
+  patcoll::test::set_configuration("PATCOLL_SCHEDULE_CACHE", "x");
+  suite.check(mpi::schedule_cache_capacity() == 16, "PATCOLL_SCHEDULE_CACHE=x keeps the default 16");
+  patcoll::test::set_configuration("PATCOLL_SCHEDULE_CACHE", nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  int rc;
+  {
+    patcoll::test::Suite suite;
+    mpi::CommState *state = state_of(MPI_COMM_WORLD);
+    suite.check(state != nullptr, "the communicator's state");
+    if (state) {
+      selection_order(suite, *state);
+      params_from_configuration(suite, *state);
+      cost_model_lookup(suite, *state);
+      program_cache(suite, *state);
+      cache_capacity(suite);
+    }
+    rc = suite.finish();
+  }
+  MPI_Finalize();
+  return rc;
+}

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cost.hpp"
+#include "pat.hpp"
 #include "simulate.hpp"
 
 namespace patcoll::core {

@@ -2,22 +2,16 @@
 
 #include <sstream>
 
+#include "traits.hpp"
+
 namespace patcoll::core {
 
-std::string_view to_string(Collective c) {
-  switch (c) {
-    case Collective::reduce: return "reduce";
-    case Collective::allreduce: return "allreduce";
-    case Collective::scatter: return "scatter";
-    case Collective::gather: return "gather";
-  }
-  return "?";
-}
+std::string_view to_string(Collective c) { return traits(c).name; }
 
 bool parse_collective(std::string_view text, Collective &out) {
-  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::scatter, Collective::gather}) {
-    if (text == to_string(c)) {
-      out = c;
+  for (const CollectiveTraits &t : collectives()) {
+    if (text == t.name) {
+      out = t.collective;
       return true;
     }
   }

@@ -1,10 +1,11 @@
 // Symbolic execution of all ranks' Programs; see validate.hpp for what it
-// proves. A value is (logical element index, set of contributing ranks):
-// reduce/allreduce element k of rank r's send buffer starts as (k, {r});
-// scatter's root send element j as (j, {root}); gather's rank r send
-// element k as (r·count + k, {r}). Combining checks equal indices and
+// proves. A value is (logical element index, set of contributing ranks);
+// buffer sizes, MPI_IN_PLACE aliasing, initial values and the expected
+// result come from the collective's row of core/traits.hpp. Combining checks equal indices and
 // disjoint sets, so misplaced segments and double counting both show.
 #include "validate.hpp"
+
+#include "traits.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -66,54 +67,31 @@ class Validator {
   }
 
   std::int64_t buffer_size(int rank, Buffer b) const {
-    const std::int64_t n = params_.count, whole = n * procs_;
-    const bool root = rank == params_.root;
-    switch (b) {
-      case Buffer::scratch: return programs_[rank].scratch_count;
-      case Buffer::send:
-        switch (params_.collective) {
-          case Collective::scatter: return root ? whole : 0;
-          default: return n;
-        }
-      case Buffer::recv:
-        switch (params_.collective) {
-          case Collective::reduce: return root ? n : 0;
-          case Collective::allreduce: return n;
-          case Collective::scatter: return n;
-          case Collective::gather: return root ? whole : 0;
-        }
-    }
-    return 0;
+    if (b == Buffer::scratch) return programs_[rank].scratch_count;
+    return traits_.elements(b, rank == params_.root, params_.count, procs_);
   }
 
-  // MPI_IN_PLACE: which logical buffer maps where.
+  // MPI_IN_PLACE: which logical buffer maps where (core/traits.hpp).
   Place resolve(int rank, const Region &r) const {
-    int storage = static_cast<int>(r.buffer);
-    std::int64_t offset = r.offset;
-    if (options_.in_place) {
-      const bool root = rank == params_.root;
-      switch (params_.collective) {
-        case Collective::reduce:
-          if (root && r.buffer == Buffer::send) storage = static_cast<int>(Buffer::recv);
-          break;
-        case Collective::allreduce:
-          if (r.buffer == Buffer::send) storage = static_cast<int>(Buffer::recv);
-          break;
-        case Collective::scatter:
-          if (root && r.buffer == Buffer::recv) {
-            storage = static_cast<int>(Buffer::send);
-            offset += static_cast<std::int64_t>(params_.root) * params_.count;
-          }
-          break;
-        case Collective::gather:
-          if (root && r.buffer == Buffer::send) {
-            storage = static_cast<int>(Buffer::recv);
-            offset += static_cast<std::int64_t>(params_.root) * params_.count;
-          }
-          break;
-      }
+    if (options_.in_place && r.buffer == traits_.aliased && traits_.in_place_applies(rank == params_.root))
+      return {static_cast<int>(traits_.into),
+              r.offset + (traits_.block_offset ? static_cast<std::int64_t>(params_.root) * params_.count : 0),
+              r.count};
+    return {static_cast<int>(r.buffer), r.offset, r.count};
+  }
+
+  // The rank an element's contributions come from (core/traits.hpp).
+  int contributor(Contributors who, int holder, std::int64_t index) const {
+    switch (who) {
+      case Contributors::root: return params_.root;
+      case Contributors::holder: return holder;
+      case Contributors::index_block: return static_cast<int>(index / std::max<std::int64_t>(1, params_.count));
+      case Contributors::every_rank: break;
     }
-    return {storage, offset, r.count};
+    return -1;
+  }
+  std::int64_t index_of(Indexing how, int rank, std::int64_t i) const {
+    return how == Indexing::element ? i : static_cast<std::int64_t>(rank) * params_.count + i;
   }
 
   std::string init_buffers() {
@@ -124,36 +102,17 @@ class Validator {
         state_[rank][s].resize(buffer_size(rank, static_cast<Buffer>(s)));
       }
       if (programs_[rank].scratch_count < 0) return "rank " + std::to_string(rank) + ": negative scratch size";
-      // Initial contents.
-      const std::int64_t n = params_.count;
-      auto set = [&](Values &v, std::int64_t i, std::int64_t index, int owner) {
-        v.index[i] = index;
-        v.at(i)[owner / 64] |= std::uint64_t{1} << (owner % 64);
-      };
-      switch (params_.collective) {
-        case Collective::reduce:
-        case Collective::allreduce: {
-          const bool aliased = options_.in_place && (params_.collective == Collective::allreduce || rank == params_.root);
-          Values &v = state_[rank][static_cast<int>(aliased ? Buffer::recv : Buffer::send)];
-          for (std::int64_t i = 0; i < n; ++i) set(v, i, i, rank);
-          break;
-        }
-        case Collective::scatter:
-          if (rank == params_.root) {
-            Values &v = state_[rank][static_cast<int>(Buffer::send)];
-            for (std::int64_t i = 0; i < v.size(); ++i) set(v, i, i, params_.root);
-          }
-          break;
-        case Collective::gather: {
-          if (options_.in_place && rank == params_.root) {
-            Values &v = state_[rank][static_cast<int>(Buffer::recv)];
-            for (std::int64_t i = 0; i < n; ++i) set(v, rank * n + i, rank * n + i, rank);
-          } else {
-            Values &v = state_[rank][static_cast<int>(Buffer::send)];
-            for (std::int64_t i = 0; i < n; ++i) set(v, i, rank * n + i, rank);
-          }
-          break;
-        }
+      // Initial contents, where MPI_IN_PLACE puts them.
+      const bool root = rank == params_.root;
+      if (traits_.initial_at == Ranks::root && !root) continue;
+      const std::int64_t size = buffer_size(rank, traits_.initial_in);
+      const Place p = resolve(rank, Region{traits_.initial_in, 0, size});
+      Values &v = state_[rank][p.storage];
+      for (std::int64_t i = 0; i < size; ++i) {
+        const std::int64_t index = index_of(traits_.initial_index, rank, i);
+        const int owner = contributor(traits_.initial_owner, rank, index);
+        v.index[p.offset + i] = index;
+        v.at(p.offset + i)[owner / 64] |= std::uint64_t{1} << (owner % 64);
       }
     }
     return {};
@@ -281,8 +240,7 @@ class Validator {
         continue;
       }
       if (send_storage) return where(rank, s, o) + "combines into the send buffer";
-      if (params_.collective == Collective::scatter || params_.collective == Collective::gather)
-        return where(rank, s, o) + "combines data in a scatter/gather";
+      if (!traits_.combines) return where(rank, s, o) + "combines data in a " + std::string(traits_.name);
       if (in_index[i] < 0 || v.index[at] < 0) return where(rank, s, o) + "combines uninitialised data";
       if (in_index[i] != v.index[at])
         return where(rank, s, o) + "combines element " + std::to_string(in_index[i]) + " into element " + std::to_string(v.index[at]);
@@ -381,7 +339,6 @@ class Validator {
   }
 
   std::string check_result() const {
-    const std::int64_t n = params_.count;
     auto expect = [&](int rank, Buffer buffer, std::int64_t offset, std::int64_t index, int lo, int hi,
                       std::int64_t at) -> std::string {
       Place p = resolve(rank, Region{buffer, offset, 1});
@@ -397,31 +354,22 @@ class Validator {
          << " contributions, expected element " << index << " from ranks " << lo << ".." << hi;
       return os.str();
     };
-    switch (params_.collective) {
-      case Collective::reduce:
-        for (std::int64_t i = 0; i < n; ++i)
-          if (auto e = expect(params_.root, Buffer::recv, i, i, 0, procs_ - 1, i); !e.empty()) return e;
-        break;
-      case Collective::allreduce:
-        for (int rank = 0; rank < procs_; ++rank)
-          for (std::int64_t i = 0; i < n; ++i)
-            if (auto e = expect(rank, Buffer::recv, i, i, 0, procs_ - 1, i); !e.empty()) return e;
-        break;
-      case Collective::scatter:
-        for (int rank = 0; rank < procs_; ++rank)
-          for (std::int64_t i = 0; i < n; ++i)
-            if (auto e = expect(rank, Buffer::recv, i, rank * n + i, params_.root, params_.root, i); !e.empty()) return e;
-        break;
-      case Collective::gather:
-        for (int rank = 0; rank < procs_; ++rank)
-          for (std::int64_t i = 0; i < n; ++i)
-            if (auto e = expect(params_.root, Buffer::recv, rank * n + i, rank * n + i, rank, rank, rank * n + i); !e.empty()) return e;
-        break;
+    for (int rank = 0; rank < procs_; ++rank) {
+      const bool root = rank == params_.root;
+      if (traits_.result_at == Ranks::root && !root) continue;
+      const std::int64_t size = buffer_size(rank, Buffer::recv);
+      for (std::int64_t i = 0; i < size; ++i) {
+        const std::int64_t index = index_of(traits_.result_index, rank, i);
+        const int from = contributor(traits_.result_owner, rank, index);
+        const int lo = from < 0 ? 0 : from, hi = from < 0 ? procs_ - 1 : from;
+        if (auto e = expect(rank, Buffer::recv, i, index, lo, hi, i); !e.empty()) return e;
+      }
     }
     return {};
   }
 
   const Params &params_;
+  const CollectiveTraits &traits_ = traits(params_.collective);
   const std::vector<Program> &programs_;
   ValidateOptions options_;
   int procs_;

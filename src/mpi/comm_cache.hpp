@@ -22,6 +22,7 @@
 #include "core/cost.hpp"
 #include "core/ir.hpp"
 #include "core/select.hpp"
+#include "core/traits.hpp"
 #include "executor.hpp"
 
 namespace patcoll::mpi {
@@ -90,7 +91,7 @@ struct CommState {
   std::uint64_t sequence = 0;
   std::vector<double> arrivals;  // empty: balanced
   std::optional<core::CostModel> cost;
-  std::array<std::string, 4> algorithm;  // per core::Collective; "" = not set
+  std::array<std::string, core::kCollectiveCount> algorithm;  // per core::Collective; "" = not set
   ProgramCache programs;
   // The process-wide schedule inputs (PATCOLL_MODEL, PAT_Set_cost_model
   // with MPI_COMM_NULL, PATCOLL_SEGMENTS/_BYTES) were found equal on every
@@ -100,8 +101,8 @@ struct CommState {
   // `auto` with a PAT vector (core/select.hpp): per collective, its cache
   // and current choice; and the algorithm that served each collective's
   // last call (PAT_Get_last_algorithm).
-  std::array<core::Selector, 4> selectors;
-  std::array<std::string_view, 4> last_algorithm;
+  std::array<core::Selector, core::kCollectiveCount> selectors;
+  std::array<std::string_view, core::kCollectiveCount> last_algorithm;
 
   // The tag of the next collective call: the same on every rank because
   // collectives on a communicator are called in the same order everywhere.
@@ -121,7 +122,7 @@ int existing_comm_state(MPI_Comm comm, CommState *&out);
 // Process-wide defaults (PAT_Set_algorithm / PAT_Set_cost_model with
 // MPI_COMM_NULL).
 struct ProcessDefaults {
-  std::array<std::string, 4> algorithm;
+  std::array<std::string, core::kCollectiveCount> algorithm;
   std::optional<core::CostModel> cost;
 };
 ProcessDefaults &process_defaults();

@@ -4,14 +4,18 @@
 
 #include <array>
 
+#include "core/config.hpp"
+#include "core/traits.hpp"
+
 namespace patcoll::mpi {
 
 using core::Collective;
 
 const std::vector<Entry> &entries(Collective collective) {
-  static const std::array<std::vector<Entry>, 4> table = [] {
-    std::array<std::vector<Entry>, 4> out;
-    for (Collective c : {Collective::reduce, Collective::allreduce, Collective::scatter, Collective::gather}) {
+  static const std::array<std::vector<Entry>, core::kCollectiveCount> table = [] {
+    std::array<std::vector<Entry>, core::kCollectiveCount> out;
+    for (const core::CollectiveTraits &t : core::collectives()) {
+      const Collective c = t.collective;
       auto &list = out[static_cast<int>(c)];
       list.push_back({c, "native", 0, "the MPI library's own implementation (PMPI)", nullptr});
       for (const core::Algorithm &a : core::algorithms())
@@ -30,22 +34,16 @@ const Entry *find_entry(Collective collective, std::string_view name) {
 
 std::string list_lines() {
   std::string out;
-  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::scatter, Collective::gather})
-    for (const Entry &e : entries(c)) {
-      out += std::string(core::to_string(c)) + ' ' + std::string(e.name) + ' ' +
+  for (const core::CollectiveTraits &t : core::collectives())
+    for (const Entry &e : entries(t.collective)) {
+      out += std::string(t.name) + ' ' + std::string(e.name) + ' ' +
              core::restrictions_to_string(e.restrictions) + '\n';
     }
   return out;
 }
 
 const char *environment_variable(Collective collective) {
-  switch (collective) {
-    case Collective::reduce: return "PATCOLL_REDUCE";
-    case Collective::allreduce: return "PATCOLL_ALLREDUCE";
-    case Collective::scatter: return "PATCOLL_SCATTER";
-    case Collective::gather: return "PATCOLL_GATHER";
-  }
-  return "";
+  return core::config::variable(core::config::algorithm_variable(collective)).name.data();  // a literal
 }
 
 // The auto rule: small messages are latency-bound (tree/doubling, log P

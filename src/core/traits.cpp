@@ -1,0 +1,53 @@
+#include "traits.hpp"
+
+#include <iterator>
+
+namespace patcoll::core {
+namespace {
+
+using E = Extent;
+using R = Ranks;
+using I = Indexing;
+using O = Contributors;
+using B = Buffer;
+
+// In Collective's order (traits() indexes by it).
+constexpr CollectiveTraits kTraits[] = {
+    {Collective::reduce, "reduce", "MPI_Reduce", true, true, E::block, E::block, E::block, E::none,
+     R::root, B::send, B::recv, false,
+     B::send, R::every, I::element, O::holder,
+     R::root, I::element, O::every_rank},
+    {Collective::allreduce, "allreduce", "MPI_Allreduce", false, true, E::block, E::block, E::block, E::block,
+     R::every, B::send, B::recv, false,
+     B::send, R::every, I::element, O::holder,
+     R::every, I::element, O::every_rank},
+    {Collective::scatter, "scatter", "MPI_Scatter", true, false, E::whole, E::none, E::block, E::block,
+     R::root, B::recv, B::send, true,
+     B::send, R::root, I::element, O::root,
+     R::every, I::rank_block, O::root},
+    {Collective::gather, "gather", "MPI_Gather", true, false, E::block, E::block, E::whole, E::none,
+     R::root, B::send, B::recv, true,
+     B::send, R::every, I::rank_block, O::holder,
+     R::root, I::element, O::index_block},
+};
+static_assert(std::size(kTraits) == kCollectiveCount, "one row per collective");
+
+}  // namespace
+
+std::int64_t CollectiveTraits::elements(Buffer buffer, bool is_root, std::int64_t count, int procs) const {
+  Extent extent = Extent::none;
+  if (buffer == Buffer::send) extent = is_root ? send_at_root : send_elsewhere;
+  if (buffer == Buffer::recv) extent = is_root ? recv_at_root : recv_elsewhere;
+  switch (extent) {
+    case Extent::none: return 0;
+    case Extent::block: return count;
+    case Extent::whole: return count * procs;
+  }
+  return 0;
+}
+
+std::span<const CollectiveTraits> collectives() { return kTraits; }
+
+const CollectiveTraits &traits(Collective collective) { return kTraits[static_cast<int>(collective)]; }
+
+}  // namespace patcoll::core

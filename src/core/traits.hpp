@@ -1,0 +1,75 @@
+// The traits of every collective, in one table: names, buffer sizes,
+// aliasing under MPI_IN_PLACE, the initial contents the validator gives
+// the buffers and the result it expects. Adding a collective (bcast,
+// allgather, reduce_scatter are next) means one row here and its builders;
+// the validator, the registry, the communicator state and the shim iterate
+// over collectives() instead of switching over four names.
+//
+// Values are the validator's symbolic ones (validate.cpp): a logical
+// element index and the set of ranks whose contributions it holds.
+//                send (root / other)  recv (root / other)  in place            result
+//   reduce       block / block        block / none         root: send = recv    root: i from all ranks
+//   allreduce    block / block        block / block        all:  send = recv    every rank: i from all
+//   scatter      whole / none         block / block        root: recv = send[root block]   rank r: r·n+i from root
+//   gather       block / block        whole / none         root: send = recv[root block]   root: j from rank j/n
+// Initially rank r's send element i is (i, {r}) for reduce and allreduce,
+// (r·n+i, {r}) for gather; the scatter root's send element j is (j, {root}).
+// block = Params::count elements, whole = procs·count.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "ir.hpp"
+
+namespace patcoll::core {
+
+enum class Extent : std::uint8_t { none, block, whole };
+
+// Who a buffer, an MPI_IN_PLACE or a result belongs to.
+enum class Ranks : std::uint8_t { root, every };
+
+// Where an initial or expected element's index comes from: the element
+// itself (i), or the rank's block of the whole vector (rank·count + i).
+enum class Indexing : std::uint8_t { element, rank_block };
+
+// Whose contributions an element holds: every rank, the root, the rank
+// holding the buffer, or the rank whose block the element's index falls in
+// (index / count).
+enum class Contributors : std::uint8_t { every_rank, root, holder, index_block };
+
+struct CollectiveTraits {
+  Collective collective;
+  std::string_view name;         // "reduce": CLI, environment and file names
+  std::string_view mpi_name;     // "MPI_Reduce"
+  bool rooted;                   // takes a root argument
+  bool combines;                 // reduces with an op (else moves blocks)
+  Extent send_at_root, send_elsewhere, recv_at_root, recv_elsewhere;
+  // MPI_IN_PLACE: at which ranks it is allowed, and which logical buffer
+  // then lives in the other one (at the root's block when block_offset).
+  Ranks in_place_at;
+  Buffer aliased, into;
+  bool block_offset;
+  // Initial contents: the buffer holding them at every rank (or the root
+  // only), how their index is formed, whose contribution they are.
+  Buffer initial_in;
+  Ranks initial_at;
+  Indexing initial_index;
+  Contributors initial_owner;
+  // The result: in recv at the root or at every rank; index and contributors.
+  Ranks result_at;
+  Indexing result_index;
+  Contributors result_owner;
+
+  // Elements of `buffer` (send or recv) at a rank.
+  std::int64_t elements(Buffer buffer, bool is_root, std::int64_t count, int procs) const;
+  // MPI_IN_PLACE applies at this rank.
+  bool in_place_applies(bool is_root) const { return in_place_at == Ranks::every || is_root; }
+};
+
+std::span<const CollectiveTraits> collectives();
+const CollectiveTraits &traits(Collective);
+inline constexpr int kCollectiveCount = 4;
+
+}  // namespace patcoll::core

@@ -1,0 +1,83 @@
+// The collective traits table (core/traits.hpp) and the restriction bits
+// as facts about the catalogue.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/algorithm.hpp"
+#include "core/traits.hpp"
+
+using namespace patcoll::core;
+
+TEST(Traits, OneRowPerCollectiveInCollectiveOrderWithTheNamesUsedEverywhere) {
+  ASSERT_EQ(collectives().size(), static_cast<std::size_t>(kCollectiveCount));
+  int index = 0;
+  for (const CollectiveTraits &t : collectives()) {
+    EXPECT_EQ(static_cast<int>(t.collective), index++);
+    EXPECT_EQ(to_string(t.collective), t.name);
+    Collective parsed;
+    ASSERT_TRUE(parse_collective(t.name, parsed));
+    EXPECT_EQ(parsed, t.collective);
+    EXPECT_EQ(t.mpi_name.substr(0, 4), "MPI_");
+  }
+  EXPECT_EQ(traits(Collective::allreduce).mpi_name, "MPI_Allreduce");
+}
+
+TEST(Traits, BufferSizesFollowTheIrConventions) {
+  const std::int64_t n = 5;
+  const int procs = 3;
+  // reduce: send count everywhere, recv count at the root only
+  EXPECT_EQ(traits(Collective::reduce).elements(Buffer::send, false, n, procs), n);
+  EXPECT_EQ(traits(Collective::reduce).elements(Buffer::recv, true, n, procs), n);
+  EXPECT_EQ(traits(Collective::reduce).elements(Buffer::recv, false, n, procs), 0);
+  // allreduce: count everywhere
+  EXPECT_EQ(traits(Collective::allreduce).elements(Buffer::recv, false, n, procs), n);
+  // scatter: procs*count at the root's send, count in every recv
+  EXPECT_EQ(traits(Collective::scatter).elements(Buffer::send, true, n, procs), n * procs);
+  EXPECT_EQ(traits(Collective::scatter).elements(Buffer::send, false, n, procs), 0);
+  EXPECT_EQ(traits(Collective::scatter).elements(Buffer::recv, false, n, procs), n);
+  // gather: count in every send, procs*count at the root's recv
+  EXPECT_EQ(traits(Collective::gather).elements(Buffer::send, false, n, procs), n);
+  EXPECT_EQ(traits(Collective::gather).elements(Buffer::recv, true, n, procs), n * procs);
+  EXPECT_EQ(traits(Collective::gather).elements(Buffer::recv, false, n, procs), 0);
+}
+
+TEST(Traits, InPlaceIsAllowedAtTheRootExceptForAllreduceWhereEveryRankMayUseIt) {
+  for (const CollectiveTraits &t : collectives()) {
+    EXPECT_TRUE(t.in_place_applies(true)) << t.name;
+    EXPECT_EQ(t.in_place_applies(false), t.collective == Collective::allreduce) << t.name;
+  }
+  // scatter: the root's recv block is its send block `root`
+  EXPECT_EQ(traits(Collective::scatter).aliased, Buffer::recv);
+  EXPECT_TRUE(traits(Collective::scatter).block_offset);
+  // reduce: send and recv are the same storage from offset 0
+  EXPECT_EQ(traits(Collective::reduce).into, Buffer::recv);
+  EXPECT_FALSE(traits(Collective::reduce).block_offset);
+}
+
+TEST(Traits, OnlyReductionsCombine) {
+  for (const CollectiveTraits &t : collectives())
+    EXPECT_EQ(t.combines, t.collective == Collective::reduce || t.collective == Collective::allreduce) << t.name;
+}
+
+TEST(Restrictions, ScheduleBasedIsExactlyTheAlgorithmsThatBuildAllRanksAtOnce) {
+  for (const Algorithm &a : algorithms())
+    EXPECT_EQ((a.restrictions & schedule_based) != 0, a.build_rank == nullptr) << a.name;
+}
+
+TEST(Restrictions, TheRadixRuleAcceptsProductsBetweenHalfPAndP) {
+  EXPECT_TRUE(valid_radix({4, 8}, 32));
+  EXPECT_TRUE(valid_radix({4, 4}, 20));    // 16 >= 20/2
+  EXPECT_FALSE(valid_radix({4, 4}, 40));   // 16 < 40/2
+  EXPECT_FALSE(valid_radix({4, 8}, 31));   // 32 > 31
+  EXPECT_FALSE(valid_radix({1, 8}, 8));    // k < 2
+  const Algorithm *radix_k = find_algorithm(Collective::reduce, "radix_k");
+  ASSERT_NE(radix_k, nullptr);
+  Params p;
+  p.procs = 40;
+  p.count = 100;
+  p.radix = {4, 4};
+  EXPECT_FALSE(unsupported_reason(*radix_k, p).empty());
+  p.radix = {4, 8};
+  EXPECT_TRUE(unsupported_reason(*radix_k, p).empty());
+}

@@ -22,7 +22,6 @@ std::string restrictions_to_string(std::uint32_t restrictions) {
     out += name;
   };
   add(needs_commutative, "commutative");
-  add(needs_power_of_two, "power_of_two");
   add(pap_aware, "pap_aware");
   add(schedule_based, "schedule_based");
   add(takes_radix, "radix");
@@ -39,20 +38,8 @@ const Algorithm *find_algorithm(Collective collective, std::string_view name) {
 std::string unsupported_reason(const Algorithm &algorithm, const Params &params) {
   if ((algorithm.restrictions & needs_commutative) && !params.commutative)
     return std::string(algorithm.name) + " needs a commutative op";
-  if ((algorithm.restrictions & needs_power_of_two) && (params.procs & (params.procs - 1)) != 0)
-    return std::string(algorithm.name) + " needs a power-of-two number of processes";
-  if ((algorithm.restrictions & takes_radix) && !params.radix.empty()) {
-    // Every k ≥ 2 and P/2 ≤ Π k ≤ P (the ranks beyond Π k fold into partners).
-    std::int64_t product = 1;
-    bool valid = true;
-    for (int k : params.radix) {
-      valid = valid && k >= 2;
-      product *= std::max(k, 1);
-      if (product > params.procs) break;
-    }
-    if (!valid || product > params.procs || 2 * product < params.procs)
-      return "the radix vector must have every k >= 2 and a product between P/2 and P = " + std::to_string(params.procs);
-  }
+  if ((algorithm.restrictions & takes_radix) && !params.radix.empty() && !valid_radix(params.radix, params.procs))
+    return "the radix vector must have every k >= 2 and a product between P/2 and P = " + std::to_string(params.procs);
   if (!params.segment_sizes.empty()) {
     if (!(algorithm.restrictions & takes_segment_sizes))
       return std::string(algorithm.name) + " does not take explicit segment sizes";
@@ -68,6 +55,16 @@ std::string unsupported_reason(const Algorithm &algorithm, const Params &params)
     return "the arrival vector has " + std::to_string(params.arrivals.size()) + " entries for " +
            std::to_string(params.procs) + " processes";
   return {};
+}
+
+bool valid_radix(const std::vector<int> &radix, int procs) {
+  std::int64_t product = 1;
+  for (int k : radix) {
+    if (k < 2) return false;
+    product *= k;
+    if (product > procs) return false;
+  }
+  return 2 * product >= procs;
 }
 
 Program build_rank(const Algorithm &algorithm, const Params &params, int rank) {

@@ -48,7 +48,8 @@ struct Params {
 // Restrictions are data (MPICH's coll_algorithms.txt lesson).
 enum Restriction : std::uint32_t {
   needs_commutative = 1u << 0,
-  needs_power_of_two = 1u << 1,
+  // 1u << 1 was needs_power_of_two: no algorithm has it (recursive
+  // doubling and the butterflies fold the ranks beyond a power of two).
   pap_aware = 1u << 2,       // uses Params::arrivals when given
   schedule_based = 1u << 3,  // builds all ranks at once (generator), cache it
   takes_radix = 1u << 4,     // honours Params::radix (which must then be valid)
@@ -72,6 +73,12 @@ struct Algorithm {
 // Every core algorithm, in a fixed order (listing order of --list).
 std::span<const Algorithm> algorithms();
 const Algorithm *find_algorithm(Collective, std::string_view name);
+
+// The radix rule of radix_k (Params::radix): every k >= 2 and
+// P/2 <= Π k <= P (the ranks beyond Π k fold into partners). The one
+// definition: unsupported_reason rejects what it rejects, and the builders
+// (butterfly.cpp's radix_for) take the default radix for exactly those.
+bool valid_radix(const std::vector<int> &radix, int procs);
 
 // Why `algorithm` cannot serve `params` ("" when it can).
 std::string unsupported_reason(const Algorithm &, const Params &);

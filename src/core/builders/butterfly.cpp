@@ -99,17 +99,9 @@ std::vector<int> default_radix(int procs) {
 }
 
 std::vector<int> radix_for(const Params &params) {
-  if (!params.radix.empty()) {
-    long long product = 1;
-    bool ok = true;
-    for (int k : params.radix) {
-      ok = ok && k >= 2;
-      product *= k;
-      if (product > params.procs) ok = false;
-      if (!ok) break;
-    }
-    if (ok && 2 * product >= params.procs) return params.radix;
-  }
+  // An invalid radix never reaches a builder through dispatch
+  // (unsupported_reason); direct callers get the default.
+  if (!params.radix.empty() && valid_radix(params.radix, params.procs)) return params.radix;
   return default_radix(params.procs);
 }
 

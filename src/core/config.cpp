@@ -116,6 +116,15 @@ const char *environment(const char *name) { return std::getenv(name); }
 
 }  // namespace
 
+Var algorithm_variable(Collective collective) {
+  static_assert(static_cast<int>(Var::reduce) == static_cast<int>(Collective::reduce) &&
+                    static_cast<int>(Var::allreduce) == static_cast<int>(Collective::allreduce) &&
+                    static_cast<int>(Var::scatter) == static_cast<int>(Collective::scatter) &&
+                    static_cast<int>(Var::gather) == static_cast<int>(Collective::gather),
+                "the algorithm variables come first, in Collective's order");
+  return static_cast<Var>(static_cast<int>(collective));
+}
+
 std::span<const Variable> variables() { return kVariables; }
 const Variable &variable(Var id) { return kVariables[static_cast<int>(id)]; }
 

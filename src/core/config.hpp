@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ir.hpp"
+
 namespace patcoll::core::config {
 
 // One entry per variable, in the order of the table (and of patcoll-info).
@@ -70,6 +72,9 @@ struct Variable {
   // must agree on) instead of a warning with the default.
   bool strict = false;
 };
+
+// PATCOLL_REDUCE, ... : the variable naming a collective's algorithm.
+Var algorithm_variable(Collective);
 
 std::span<const Variable> variables();
 const Variable &variable(Var);

@@ -51,6 +51,36 @@ std::vector<double> MovingAverage::recent() const {
   return out;
 }
 
+std::vector<double> mean_relative_arrivals(const std::vector<double> &samples, int procs, int width) {
+  std::vector<double> sum(static_cast<std::size_t>(std::max(procs, 0)), 0.0);
+  if (procs <= 0 || width <= 0 || samples.size() < static_cast<std::size_t>(procs) * static_cast<std::size_t>(width))
+    return sum;
+  int used = 0;
+  for (int call = 0; call < width; ++call) {
+    double low = 0;
+    bool complete = true;
+    for (int r = 0; r < procs && complete; ++r) {
+      const double v = samples[static_cast<std::size_t>(r) * width + call];
+      if (!std::isfinite(v)) complete = false;
+      else if (r == 0 || v < low) low = v;
+    }
+    if (!complete) continue;
+    for (int r = 0; r < procs; ++r) sum[static_cast<std::size_t>(r)] += samples[static_cast<std::size_t>(r) * width + call] - low;
+    ++used;
+  }
+  if (used > 0)
+    for (double &v : sum) v /= used;
+  return sum;
+}
+
+int latest_rank(const std::vector<double> &pats) {
+  if (pats.empty()) return -1;
+  const auto high = std::max_element(pats.begin(), pats.end());
+  const auto low = std::min_element(pats.begin(), pats.end());
+  if (*high == *low) return -1;
+  return static_cast<int>(high - pats.begin());
+}
+
 double round_time(const Params &params) {
   return params.cost.round_time(schedule_segment_bytes(params, schedule_segment_count(params)));
 }

@@ -53,6 +53,18 @@ class MovingAverage {
   std::size_t next_ = 0, count_ = 0;
 };
 
+// PATs from several calls' measured arrivals: `samples` holds `width`
+// values per rank (rank-major: samples[rank * width + call]), e.g. each
+// rank's entry times of the same `width` calls on a common clock; NaN marks
+// a missing value. Each call's arrivals are made relative to that call's
+// earliest rank, then every rank's relative arrivals are averaged over the
+// calls every rank has a value for (a simple moving average of PAPs).
+// All zeros when no call is complete.
+std::vector<double> mean_relative_arrivals(const std::vector<double> &samples, int procs, int width);
+
+// The index of the latest rank of a PAT vector (-1 when empty or all equal).
+int latest_rank(const std::vector<double> &pats);
+
 // The round time d of `params`: α + B(β + γ) for the largest of the N
 // segments the segmenting algorithms use (N = Params' segmentation, else
 // N_opt of [M] §5.2) — the d of the Clairvoyant schedule.

@@ -18,16 +18,6 @@ namespace {
 
 namespace config = core::config;
 
-config::Var algorithm_variable(core::Collective collective) {
-  switch (collective) {
-    case core::Collective::reduce: return config::Var::reduce;
-    case core::Collective::allreduce: return config::Var::allreduce;
-    case core::Collective::scatter: return config::Var::scatter;
-    case core::Collective::gather: return config::Var::gather;
-  }
-  return config::Var::reduce;
-}
-
 // The PATCOLL_MODEL file, read once per path (reload() may name another).
 // A file that cannot be read or parsed is reported once and the built-in
 // model is used.
@@ -222,7 +212,7 @@ int select(CommState &state, core::Collective collective, const char *explicit_n
   report_configuration_once();
   const int index = static_cast<int>(collective);
   const auto settings = config::settings();
-  const config::Value &environment = (*settings)[algorithm_variable(collective)];
+  const config::Value &environment = (*settings)[config::algorithm_variable(collective)];
   std::string name;
   if (explicit_name && *explicit_name) name = explicit_name;
   else if (!state.algorithm[index].empty()) name = state.algorithm[index];

@@ -5,32 +5,34 @@
 // average, and the turning of every rank's measurements into the PAT
 // vector handed to PAT_Set_arrivals (relative to the earliest rank,
 // quantised so that a steady pattern gives the same vector call after call
-// and the schedule cache keeps hitting). The exchange that shares the
-// predictions lives in preload.cpp; docs/preload.md explains the design.
+// and the schedule cache keeps hitting). The estimation itself is core's
+// PAT module (core/pat.hpp), shared with the PAT runtime; the exchange
+// that shares the predictions lives in preload.cpp; docs/preload.md
+// explains the design.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
+#include "core/pat.hpp"
+
 namespace patcoll::preload {
 
 class ArrivalHistory {
  public:
-  explicit ArrivalHistory(int window = 5) : window_(window < 1 ? 1 : window) {}
+  explicit ArrivalHistory(int window = 5) : average_(window) {}
 
   // One measured offset (seconds); negative values (clock oddities) count as 0.
   void record(double offset);
   // Mean of the last `window` offsets; 0 before the first one.
-  double predict() const;
-  std::size_t samples() const { return count_; }
+  double predict() const { return average_.mean(); }
+  std::size_t samples() const { return average_.samples(); }
   // The last min(window, samples) values, oldest first.
-  std::vector<double> recent() const;
-  int window() const { return window_; }
+  std::vector<double> recent() const { return average_.recent(); }
+  int window() const { return average_.window(); }
 
  private:
-  int window_;
-  std::vector<double> ring_;
-  std::size_t next_ = 0, count_ = 0;
+  core::MovingAverage average_;
 };
 
 // Every rank's predicted offset -> PAT vector: minimum subtracted, each
@@ -38,16 +40,7 @@ class ArrivalHistory {
 // Non-finite inputs count as 0.
 std::vector<double> relative_pats(const std::vector<double> &predictions, double quantum);
 
-// PATs from several calls' measured arrivals: `samples` holds `width`
-// values per rank (rank-major: samples[rank * width + call]), e.g. each
-// rank's entry times of the same `width` calls on a common clock; NaN marks
-// a missing value. Each call's arrivals are made relative to that call's
-// earliest rank, then every rank's relative arrivals are averaged over the
-// calls every rank has a value for (a simple moving average of PAPs).
-// All zeros when no call is complete.
-std::vector<double> mean_relative_arrivals(const std::vector<double> &samples, int procs, int width);
-
-// The index of the latest rank of a PAT vector (-1 when empty or all equal).
-int latest_rank(const std::vector<double> &pats);
+using core::latest_rank;
+using core::mean_relative_arrivals;
 
 }  // namespace patcoll::preload

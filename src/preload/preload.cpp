@@ -39,6 +39,8 @@
 #include <string>
 #include <vector>
 
+#include "core/config.hpp"
+#include "core/traits.hpp"
 #include "history.hpp"
 #include "mpi/finalize.hpp"
 #include "patcoll.h"
@@ -46,10 +48,20 @@
 namespace patcoll::preload {
 namespace {
 
-enum Coll { kReduce = 0, kAllreduce = 1, kScatter = 2, kGather = 3 };
-constexpr const char *kCollName[] = {"reduce", "allreduce", "scatter", "gather"};
-constexpr const char *kMpiName[] = {"MPI_Reduce", "MPI_Allreduce", "MPI_Scatter", "MPI_Gather"};
-constexpr const char *kEnv[] = {"PATCOLL_REDUCE", "PATCOLL_ALLREDUCE", "PATCOLL_SCATTER", "PATCOLL_GATHER"};
+namespace configuration = core::config;
+
+// A collective's index is its core::Collective; names come from the traits
+// table and the configuration registry (literals: null-terminated).
+constexpr int kCollectives = core::kCollectiveCount;
+constexpr int kReduce = static_cast<int>(core::Collective::reduce);
+constexpr int kAllreduce = static_cast<int>(core::Collective::allreduce);
+constexpr int kScatter = static_cast<int>(core::Collective::scatter);
+constexpr int kGather = static_cast<int>(core::Collective::gather);
+const char *coll_name(int c) { return core::traits(static_cast<core::Collective>(c)).name.data(); }
+const char *mpi_name(int c) { return core::traits(static_cast<core::Collective>(c)).mpi_name.data(); }
+const char *env_name(int c) {
+  return configuration::variable(configuration::algorithm_variable(static_cast<core::Collective>(c))).name.data();
+}
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -58,8 +70,8 @@ double now() {
 // --- configuration: the environment, read once -----------------------------
 
 struct Config {
-  std::array<std::string, 4> algorithm;  // passed to PAT_<Coll>_with; "" = native
-  std::array<std::string, 4> why;        // the reason verbose mode prints
+  std::array<std::string, kCollectives> algorithm;  // passed to PAT_<Coll>_with; "" = native
+  std::array<std::string, kCollectives> why;        // the reason verbose mode prints
   std::vector<std::string> problems;     // printed once by rank 0 of MPI_COMM_WORLD
   int verbose = 0;
   bool history = false;
@@ -85,68 +97,43 @@ bool known_algorithm(const char *collective, const std::string &name, std::strin
   return found;
 }
 
-long env_long(const char *name, long fallback, long low, Config &config) {
-  const char *text = std::getenv(name);
-  if (!text || !*text) return fallback;
-  char *end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (*end != '\0' || value < low) {
-    config.problems.push_back(std::string(name) + "=" + text + " is not an integer >= " + std::to_string(low) +
-                              "; using " + std::to_string(fallback));
-    return fallback;
-  }
-  return value;
-}
-
+// The configuration registry's snapshot (core/config.hpp): the shim's own
+// variables (scope preload) with their problems, and the algorithm names,
+// checked against the library's registry.
 Config read_config() {
   Config config;
-  for (int c = 0; c < 4; ++c) {
-    const char *value = std::getenv(kEnv[c]);
-    const std::string name = value ? value : "";
+  const auto settings = configuration::settings();
+  for (int c = 0; c < kCollectives; ++c) {
+    const configuration::Value &value = (*settings)[configuration::algorithm_variable(static_cast<core::Collective>(c))];
+    const std::string name = value.set ? value.text : "";
     if (name.empty()) {
-      config.why[c] = std::string(kEnv[c]) + " is not set";
+      config.why[c] = std::string(env_name(c)) + " is not set";
       continue;
     }
     if (name == "native") {
-      config.why[c] = std::string(kEnv[c]) + "=native";
+      config.why[c] = std::string(env_name(c)) + "=native";
       continue;
     }
     std::string list;
-    if (!known_algorithm(kCollName[c], name, list)) {
-      config.problems.push_back(std::string(kEnv[c]) + "=" + name + " is not a " + kCollName[c] +
-                                " algorithm; " + kMpiName[c] + " stays native (known: " + list + ")");
-      config.why[c] = std::string(kEnv[c]) + "=" + name + " is unknown";
+    if (!known_algorithm(coll_name(c), name, list)) {
+      config.problems.push_back(std::string(env_name(c)) + "=" + name + " is not a " + coll_name(c) +
+                                " algorithm; " + mpi_name(c) + " stays native (known: " + list + ")");
+      config.why[c] = std::string(env_name(c)) + "=" + name + " is unknown";
       continue;
     }
     config.algorithm[c] = name;
-    config.why[c] = std::string(kEnv[c]) + "=" + name;
+    config.why[c] = std::string(env_name(c)) + "=" + name;
     config.active = true;
     config.any_patcoll = true;
   }
-  if (const char *v = std::getenv("PATCOLL_VERBOSE"); v && *v) config.verbose = std::atoi(v);
-  if (const char *v = std::getenv("PATCOLL_PATS"); v && *v) {
-    if (std::strcmp(v, "history") == 0) config.history = true;
-    else if (std::strcmp(v, "none") != 0)
-      config.problems.push_back(std::string("PATCOLL_PATS=") + v +
-                                " is not a PAT source of the shim (history, none); using none");
-  }
-  if (const char *v = std::getenv("PATCOLL_HISTORY_ESTIMATE"); v && *v) {
-    if (std::strcmp(v, "offset") == 0) config.entry_clock = false;
-    else if (std::strcmp(v, "entry") != 0)
-      config.problems.push_back(std::string("PATCOLL_HISTORY_ESTIMATE=") + v +
-                                " is not an estimator of the history PAT source (entry, offset); using entry");
-  }
-  config.window = static_cast<int>(env_long("PATCOLL_HISTORY_WINDOW", config.window, 1, config));
-  config.period = static_cast<int>(env_long("PATCOLL_HISTORY_PERIOD", config.period, 1, config));
-  if (const char *v = std::getenv("PATCOLL_HISTORY_QUANTUM"); v && *v) {
-    char *end = nullptr;
-    const double q = std::strtod(v, &end);
-    if (*end != '\0' || !(q >= 0))
-      config.problems.push_back(std::string("PATCOLL_HISTORY_QUANTUM=") + v +
-                                " is not a number of seconds >= 0; using 1e-5");
-    else
-      config.quantum = q;
-  }
+  for (std::string &problem : settings->problems_of(configuration::Scope::preload))
+    config.problems.push_back(std::move(problem));
+  config.verbose = static_cast<int>((*settings)[configuration::Var::verbose].integer);
+  config.history = (*settings)[configuration::Var::pats].text == "history";
+  config.entry_clock = (*settings)[configuration::Var::history_estimate].text == "entry";
+  config.window = static_cast<int>((*settings)[configuration::Var::history_window].integer);
+  config.period = static_cast<int>((*settings)[configuration::Var::history_period].integer);
+  config.quantum = (*settings)[configuration::Var::history_quantum].number;
   if (config.verbose > 0 || config.history || !config.problems.empty()) config.active = true;
   return config;
 }
@@ -169,8 +156,8 @@ void report_startup() {
   for (const std::string &problem : c.problems) std::fprintf(stderr, "patcoll-preload: %s\n", problem.c_str());
   if (c.verbose > 0) {
     std::string line = "patcoll-preload: loaded on " + std::to_string(size) + " ranks;";
-    for (int i = 0; i < 4; ++i)
-      line += std::string(" ") + kCollName[i] + "=" + (c.algorithm[i].empty() ? "native" : c.algorithm[i]);
+    for (int i = 0; i < kCollectives; ++i)
+      line += std::string(" ") + coll_name(i) + "=" + (c.algorithm[i].empty() ? "native" : c.algorithm[i]);
     if (c.history)
       line += std::string("; PATs: history (") + (c.entry_clock ? "entry times" : "exit->entry offsets") +
               ", SMA window " + std::to_string(c.window) + ", exchange every " +
@@ -211,7 +198,7 @@ struct ShimComm {
   int size = 1, rank = 0;
   bool inter = false;
   std::string label;
-  std::array<std::set<std::string>, 4> reported;  // serving algorithms already printed
+  std::array<std::set<std::string>, kCollectives> reported;  // serving algorithms already printed
   std::unique_ptr<History> history;
 };
 
@@ -444,7 +431,7 @@ void history_exit(History &h, int size, int rank) {
 
 void report(ShimComm &state, int coll, const std::string &served, const std::string &why) {
   if (state.rank != 0 || !state.reported[coll].insert(served).second) return;
-  std::string line = std::string("patcoll-preload: ") + kMpiName[coll] + " on " + state.label + ": " + served +
+  std::string line = std::string("patcoll-preload: ") + mpi_name(coll) + " on " + state.label + ": " + served +
                      ", because " + why;
   if (state.history) line += "; PATs: history";
   std::fprintf(stderr, "%s\n", line.c_str());

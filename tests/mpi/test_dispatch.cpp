@@ -93,9 +93,9 @@ void cost_model_lookup(patcoll::test::Suite &suite, mpi::CommState &state) {
   patcoll::test::set_configuration("PATCOLL_MODEL", path.c_str());
   suite.check(mpi::cost_model(state).alpha == 1e-3 && mpi::cost_model(state).gamma == 3e-9,
               "PATCOLL_MODEL over the built-in model");
-  PAT_Set_cost_model(MPI_COMM_NULL, 2e-3, 0, 0);
+  PAT_Set_cost_model(MPI_COMM_NULL, 2e-3, 1e-9, 1e-10);
   suite.check(mpi::cost_model(state).alpha == 2e-3, "the process's model over PATCOLL_MODEL");
-  PAT_Set_cost_model(MPI_COMM_WORLD, 4e-3, 0, 0);
+  PAT_Set_cost_model(MPI_COMM_WORLD, 4e-3, 1e-9, 1e-10);
   suite.check(mpi::cost_model(state).alpha == 4e-3, "the communicator's model over the process's");
   suite.check(params_of(state, {Collective::reduce, 0, 10, 4, true}).cost.alpha == 4e-3,
               "the Params carry the communicator's model");

@@ -61,8 +61,11 @@ TEST(Traits, OnlyReductionsCombine) {
 }
 
 TEST(Restrictions, ScheduleBasedAlgorithmsHaveAGeneratorThatBuildsAllRanksAtOnce) {
-  for (const Algorithm &a : algorithms())
-    if (a.restrictions & schedule_based) EXPECT_NE(a.build_all, nullptr) << a.name;
+  for (const Algorithm &a : algorithms()) {
+    if (a.restrictions & schedule_based) {
+      EXPECT_NE(a.build_all, nullptr) << a.name;
+    }
+  }
 }
 
 TEST(Restrictions, TheRadixRuleAcceptsProductsBetweenHalfPAndP) {

@@ -16,7 +16,7 @@ for key in 'version:' 'mpi:built:' 'mpi:running:' \
 done
 [ "$(echo "$out" | grep -c '^variable:PATCOLL_')" -ge 16 ] || fail "fewer than 16 variables"
 out=$(PATCOLL_SEGMENTS=abc "$info") || fail "human exit $?"
-case "$out" in *"problem: PATCOLL_SEGMENTS='abc' is not an integer >= 0"*) ;; *) fail "no problem line for PATCOLL_SEGMENTS=abc" ;; esac
+case "$out" in *"problem: PATCOLL_SEGMENTS='abc' is not an integer >= 1"*) ;; *) fail "no problem line for PATCOLL_SEGMENTS=abc" ;; esac
 case "$out" in *"current: abc (invalid)"*) ;; *) fail "no current value for PATCOLL_SEGMENTS=abc" ;; esac
 "$info" --bogus >/dev/null 2>/tmp/info_cli_err.$$
 rc=$?

@@ -44,14 +44,20 @@ const Variable kVariables[] = {
      S::library},
     {Var::schedule_cache, "PATCOLL_SCHEDULE_CACHE", T::integer, "16",
      "Programs kept per communicator (least recently used); 0 rebuilds on every call", S::library, 0},
+    {Var::combine, "PATCOLL_COMBINE", T::choice, "arrival",
+     "executor: arrival combines each received segment as it arrives (MPI_Waitsome); wait combines after the "
+     "step's MPI_Waitall in op order (the earlier executor, for measuring what arrival gains); a bad value is "
+     "MPI_ERR_ARG at every start",
+     S::library, 0, "arrival wait", true},
     {Var::predictor, "PATCOLL_PREDICTOR", T::choice, "edge",
      "PAT runtime predictor: edge, last, sma or sma:<k> (PAT_Set_predictor wins)", S::runtime, 0,
      "edge last sma sma:<k>"},
     {Var::pats, "PATCOLL_PATS", T::choice, "none",
      "PAT source of the preload shim: history learns PATs from the call history", S::preload, 0, "none history"},
     {Var::verbose, "PATCOLL_VERBOSE", T::integer, "0",
-     "preload shim: 1 says which algorithm serves each collective and why, 2 adds history statistics",
-     S::preload, 0},
+     "1: rank 0 says every change of `auto`'s choice (predictions, PATs); the preload shim also says which "
+     "algorithm serves each collective and why; 2 adds the shim's history statistics",
+     S::library, 0},
     {Var::history_window, "PATCOLL_HISTORY_WINDOW", T::integer, "5",
      "history PAT source: calls in the moving average", S::preload, 1},
     {Var::history_period, "PATCOLL_HISTORY_PERIOD", T::integer, "8",

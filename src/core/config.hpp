@@ -35,6 +35,7 @@ enum class Var : int {
   model,              // PATCOLL_MODEL
   fallback,           // PATCOLL_FALLBACK
   schedule_cache,     // PATCOLL_SCHEDULE_CACHE
+  combine,            // PATCOLL_COMBINE
   predictor,          // PATCOLL_PREDICTOR
   pats,               // PATCOLL_PATS
   verbose,            // PATCOLL_VERBOSE

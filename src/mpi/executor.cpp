@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/config.hpp"
 #include "error.hpp"
 
 namespace patcoll::mpi {
@@ -18,23 +19,23 @@ namespace {
 
 bool is_combining_recv(const core::Op &op) { return op.kind == OpKind::recv && op.combine != Combine::store; }
 
-// PATCOLL_COMBINE, read once: -1 not read yet, else 0 arrival, 1 wait, 2 malformed.
+// set_combine_mode's override: -1 none (the configuration's PATCOLL_COMBINE),
+// else 0 arrival, 1 wait.
 std::atomic<int> g_combine_mode{-1};
 
 }  // namespace
 
 int combine_mode(CombineMode &out) {
-  int mode = g_combine_mode.load(std::memory_order_relaxed);
-  if (mode < 0) {
-    const char *text = std::getenv("PATCOLL_COMBINE");
-    mode = !text || !*text || std::strcmp(text, "arrival") == 0 ? 0 : std::strcmp(text, "wait") == 0 ? 1 : 2;
-    g_combine_mode.store(mode, std::memory_order_relaxed);  // a race stores the same value
+  if (const int mode = g_combine_mode.load(std::memory_order_relaxed); mode >= 0) {
+    out = mode == 1 ? CombineMode::wait : CombineMode::arrival;
+    return MPI_SUCCESS;
   }
-  if (mode == 2) {
-    const char *text = std::getenv("PATCOLL_COMBINE");
-    return fail(MPI_ERR_ARG, std::string("PATCOLL_COMBINE='") + (text ? text : "") + "' is neither arrival nor wait");
-  }
-  out = mode == 1 ? CombineMode::wait : CombineMode::arrival;
+  namespace config = core::config;
+  const auto settings = config::settings();
+  const config::Value &value = (*settings)[config::Var::combine];
+  if (!value.valid)  // strict: every start fails until it is fixed
+    return fail(MPI_ERR_ARG, "PATCOLL_COMBINE='" + value.given + "' is neither arrival nor wait");
+  out = value.text == "wait" ? CombineMode::wait : CombineMode::arrival;
   return MPI_SUCCESS;
 }
 
@@ -42,7 +43,10 @@ void set_combine_mode(CombineMode mode) {
   g_combine_mode.store(mode == CombineMode::wait ? 1 : 0, std::memory_order_relaxed);
 }
 
-void reset_combine_mode() { g_combine_mode.store(-1, std::memory_order_relaxed); }
+void reset_combine_mode() {
+  core::config::reload();
+  g_combine_mode.store(-1, std::memory_order_relaxed);
+}
 
 ProgramShape ProgramShape::of(const core::Program &program) {
   ProgramShape shape;

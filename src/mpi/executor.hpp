@@ -54,11 +54,13 @@
 namespace patcoll::mpi {
 
 enum class CombineMode : std::uint8_t { arrival, wait };
-// The process's mode (PATCOLL_COMBINE; set_combine_mode overrides it, for
-// tests and benchmarks). MPI_SUCCESS, or MPI_ERR_ARG for a malformed value.
+// The process's mode (PATCOLL_COMBINE of the configuration registry,
+// core/config.hpp; set_combine_mode overrides it, for tests and benchmarks). MPI_SUCCESS, or MPI_ERR_ARG for a malformed value.
 int combine_mode(CombineMode &out);
 void set_combine_mode(CombineMode);
-void reset_combine_mode();  // PATCOLL_COMBINE is read again at the next start
+// Drops the override and re-reads the configuration (core::config::reload,
+// so a PATCOLL_COMBINE changed with setenv applies at the next start).
+void reset_combine_mode();
 
 struct ExecutionBuffers {
   const void *send = nullptr;  // the user's send buffer (never written)

@@ -12,16 +12,20 @@
 //                              mpi:running:<MPI_Get_library_version, first line>
 //                              variable:<name>:<type>:<default>:<scope>:<current>:<doc>
 //                              algorithm:<collective>:<name>:<restrictions>:<description>
-// Exit 0; 2 with one line on stderr for an unknown argument.
+// Exit 0; 2 with one line on stderr for an unknown argument (the tools'
+// shared parser, tools/common/cli.hpp). The version is the library's
+// (PAT_Get_version); patcoll-info links the library statically
+// (patcoll_internal), so it holds one copy of core like every process.
 #include <mpi.h>
 
 #include <cstdio>
-#include <cstring>
 #include <string>
 
+#include "cli.hpp"
 #include "core/algorithm.hpp"
 #include "core/config.hpp"
 #include "core/traits.hpp"
+#include "patcoll.h"
 
 namespace {
 
@@ -52,6 +56,13 @@ std::string running_with() {
   return line;
 }
 
+// The library's version, "major.minor.patch".
+std::string library_version() {
+  int major = 0, minor = 0, patch = 0;
+  PAT_Get_version(&major, &minor, &patch);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
 std::string current(const config::Value &value) {
   if (!value.set) return "";
   return value.valid ? value.text : value.given + " (invalid)";
@@ -59,7 +70,7 @@ std::string current(const config::Value &value) {
 
 void print_human() {
   const auto settings = config::settings();
-  std::printf("patcoll %s\n", PATCOLL_VERSION);
+  std::printf("patcoll %s\n", library_version().c_str());
   std::printf("  built against: %s\n", built_against().c_str());
   std::printf("  running with:  %s\n\n", running_with().c_str());
   std::printf("Configuration (environment variables, read once per process):\n");
@@ -87,7 +98,7 @@ void print_human() {
 
 void print_parsable() {
   const auto settings = config::settings();
-  std::printf("version:%s\n", PATCOLL_VERSION);
+  std::printf("version:%s\n", library_version().c_str());
   std::printf("mpi:built:%s\n", built_against().c_str());
   std::printf("mpi:running:%s\n", running_with().c_str());
   for (const config::Variable &v : config::variables())
@@ -106,20 +117,22 @@ void print_parsable() {
   }
 }
 
+constexpr const char *kUsage =
+    "usage: patcoll-info [--parsable]\n"
+    "The library's version, the MPI library it was built against and runs with, every PATCOLL_* environment\n"
+    "variable (type, default, scope, current value, problems, documentation) and every algorithm with its\n"
+    "restrictions.\n"
+    "  --parsable   one ':'-separated record per line (version:, mpi:, variable:, algorithm:)\n";
+
 }  // namespace
 
 int main(int argc, char **argv) {
   bool parsable = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--parsable") == 0) {
-      parsable = true;
-    } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::printf("usage: patcoll-info [--parsable]\n");
-      return 0;
-    } else {
-      std::fprintf(stderr, "patcoll-info: unknown argument '%s' (usage: patcoll-info [--parsable])\n", argv[i]);
-      return 2;
-    }
+  patcoll::cli::Arguments arguments("patcoll-info", kUsage, argc, argv);
+  std::string flag;
+  while (arguments.next(flag)) {
+    if (flag == "--parsable") parsable = true;
+    else arguments.unknown();
   }
   if (parsable) print_parsable();
   else print_human();

@@ -14,7 +14,7 @@ for key in 'version:' 'mpi:built:' 'mpi:running:' \
            'algorithm:allreduce:ring:commutative:' 'algorithm:scatter:bnom:none:'; do
   case "$out" in *"$key"*) ;; *) fail "--parsable lacks '$key'" ;; esac
 done
-[ "$(echo "$out" | grep -c '^variable:PATCOLL_')" -ge 16 ] || fail "fewer than 16 variables"
+[ "$(echo "$out" | grep -c '^variable:PATCOLL_')" -ge 18 ] || fail "fewer than 18 variables"
 out=$(PATCOLL_SEGMENTS=abc "$info") || fail "human exit $?"
 case "$out" in *"problem: PATCOLL_SEGMENTS='abc' is not an integer >= 1"*) ;; *) fail "no problem line for PATCOLL_SEGMENTS=abc" ;; esac
 case "$out" in *"current: abc (invalid)"*) ;; *) fail "no current value for PATCOLL_SEGMENTS=abc" ;; esac

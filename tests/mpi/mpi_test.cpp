@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/config.hpp"
 #include "patcoll.h"
 
 namespace patcoll::test {
@@ -36,24 +35,6 @@ int Suite::finish() {
     std::fflush(stdout);
   }
   return max_failed == 0 ? 0 : 1;
-}
-
-void sweep_communicators(const std::function<void(MPI_Comm, bool)> &matrix) {
-  int world_rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  MPI_Comm split;
-  MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &split);
-  for (MPI_Comm comm : {MPI_COMM_WORLD, split}) matrix(comm, false);
-  set_configuration("PATCOLL_SEGMENT_BYTES", "64");
-  matrix(MPI_COMM_WORLD, true);
-  set_configuration("PATCOLL_SEGMENT_BYTES", nullptr);
-  MPI_Comm_free(&split);
-}
-
-void set_configuration(const char *name, const char *value) {
-  if (value) setenv(name, value, 1);
-  else unsetenv(name);
-  patcoll::core::config::reload();
 }
 
 std::vector<std::string> algorithms_of(const char *collective) {

@@ -35,6 +35,8 @@ void sweep_communicators(const std::function<void(MPI_Comm, bool)> &matrix);
 
 // Sets (value != nullptr) or unsets a PATCOLL_* variable between cases and
 // makes the library re-read its configuration (read once otherwise).
+// sweep_communicators and set_configuration are mpi_test_config.cpp's (the
+// drivers linked with patcoll_internal).
 void set_configuration(const char *name, const char *value);
 
 // The algorithms registered for `collective`, native first.

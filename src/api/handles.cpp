@@ -136,6 +136,11 @@ int not_live(const char *call) {
 
 }  // namespace
 
+void *patcoll::runtime::background_of(PAT_Handle handle) {
+  PAT_Handle_s *h = live(handle);
+  return h ? h->background : nullptr;
+}
+
 extern "C" {
 
 int PAT_Ireduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <set>
 
+#include "dispatch.hpp"
 #include "error.hpp"
 
 namespace patcoll::mpi {
@@ -57,9 +58,7 @@ int run_blocking(Run &run) {
     case Run::Kind::native:
       return native_blocking(run.native);
     case Run::Kind::program: {
-      std::unique_ptr<Workspace> workspace = run.program->acquire();
-      int rc = execute(run.program->program, run.program->shape, run.buffers, run.context, *workspace);
-      run.program->release(std::move(workspace));
+      int rc = run_cached(*run.program, run.buffers, run.context);
       if (rc == MPI_SUCCESS && run.finish) rc = run.finish();
       return rc;
     }

@@ -80,6 +80,11 @@ int movement_init(core::Collective collective, const char *algorithm, const void
   PATCOLL_MPI_CHECK(MPI_Comm_compare(comm, rt->user, &same));
   if (same != MPI_IDENT && same != MPI_CONGRUENT)
     return mpi::fail(MPI_ERR_COMM, std::string(call) + ": comm must be the communicator given to PAT_Init");
+  // The segmentation and join rule the Programs will be built with (read
+  // once per process, core/config.hpp): malformed is MPI_ERR_ARG here, as
+  // at every foreground call.
+  if (int rc = mpi::check_schedule_configuration(); rc != MPI_SUCCESS)
+    return mpi::fail(rc, std::string(call) + ": " + mpi::last_error());
   auto h = std::make_unique<Handle>();
   h->collective = collective;
   h->entry = mpi::find_entry(collective, base);
@@ -171,6 +176,14 @@ bool background_started(void *handle) {
 
 bool background_part_pending(void *handle) {
   return read_live_handle(handle, [](const Handle &h) { return h.pending != 0; });
+}
+
+bool background_cache_counts(void *handle, std::uint64_t &hits, std::uint64_t &misses) {
+  return read_live_handle(handle, [&](const Handle &h) {
+    hits = h.programs.hits();
+    misses = h.programs.misses();
+    return true;
+  });
 }
 
 int background_run(void *handle) {

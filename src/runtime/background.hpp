@@ -9,9 +9,11 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string_view>
 
 #include "core/ir.hpp"
+#include "patcoll.h"
 
 namespace patcoll::runtime {
 
@@ -28,5 +30,11 @@ int background_run(void *handle);
 bool background_started(void *handle);
 bool background_part_pending(void *handle);  // started, armed, background part not finished
 int background_free(void *handle);           // not while started
+
+// For tests: the Program-cache counters of a live background collective
+// (false when `handle` is not one), and the background collective behind
+// a PAT_Handle (src/api/handles.cpp; nullptr for any other handle).
+bool background_cache_counts(void *handle, std::uint64_t &hits, std::uint64_t &misses);
+void *background_of(PAT_Handle handle);
 
 }  // namespace patcoll::runtime

@@ -7,7 +7,9 @@
 // setting that is MPI_ERR_ARG and a bad cache size that keeps the default.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "mpi/dispatch.hpp"
 #include "mpi_test.hpp"
 #include "patcoll.h"
+#include "runtime/background.hpp"
 
 namespace {
 
@@ -149,6 +152,80 @@ void program_cache(patcoll::test::Suite &suite, mpi::CommState &state) {
   if (g_rank == 0) suite.check(recv[0] == g_size * (g_size + 1) / 2, "the cached Programs still reduce");
 }
 
+// The PAT runtime's background collectives go through the same dispatch
+// (mpi/dispatch.hpp): the communicator's cost model, core's PAT quantum,
+// the configuration read once, and a Program cache. With a cost model
+// whose round time is a second, the quantum (d/4) swallows the measured
+// PATs of a phase, so every run after the first finds its Program; a
+// PATCOLL_SEGMENTS put into the environment meanwhile is not re-read.
+void background_cache(patcoll::test::Suite &suite) {
+  if (PAT_Init(MPI_COMM_WORLD) != MPI_SUCCESS) {
+    suite.check(false, std::string("PAT_Init: ") + PAT_Last_error());
+    return;
+  }
+  PAT_Set_cost_model(MPI_COMM_WORLD, 1.0, 1e-9, 1e-10);
+  const int block = 3, root = g_size - 1;
+  std::vector<int> whole(static_cast<std::size_t>(block * g_size)), own(block, -1);
+  for (std::size_t i = 0; i < whole.size(); ++i) whole[i] = static_cast<int>(i);
+  PAT_Handle handle = nullptr;
+  suite.check(PAT_Scatter_init_with("bsbn", whole.data(), block, MPI_INT, own.data(), block, MPI_INT, root,
+                                    MPI_COMM_WORLD, MPI_INFO_NULL, &handle) == MPI_SUCCESS,
+              "bsbn scatter set up");
+  void *background = patcoll::runtime::background_of(handle);
+  suite.check(background != nullptr, "a bsbn PAT_Handle is a background collective");
+  std::uint64_t hits = 0, misses = 0;
+  bool scattered = true;
+  for (int run = 0; run < 3 && background; ++run) {
+    if (run == 2) setenv("PATCOLL_SEGMENTS", "3", 1);  // not re-read: the configuration is a snapshot
+    std::fill(own.begin(), own.end(), -1);
+    int rc = PAT_Start(handle);
+    if (rc == MPI_SUCCESS) rc = PAT_ProcessingStart();
+    if (rc == MPI_SUCCESS) rc = PAT_Edge(0.5);
+    if (rc == MPI_SUCCESS) rc = PAT_ProcessingEnd();
+    if (rc == MPI_SUCCESS) rc = PAT_Wait(&handle);
+    suite.check(rc == MPI_SUCCESS, "background run " + std::to_string(run) + ": " + PAT_Last_error());
+    for (int i = 0; i < block; ++i) scattered = scattered && own[i] == g_rank * block + i;
+    std::uint64_t h = 0, m = 0;
+    patcoll::runtime::background_cache_counts(background, h, m);
+    if (run == 0) {
+      suite.check(m == 1 && h == 0, "the first run builds the Program");
+    } else {
+      suite.check(h == hits + 1 && m == misses,
+                  "run " + std::to_string(run) + " with the same (quantised) PATs finds its Program in the cache");
+    }
+    hits = h, misses = m;
+  }
+  unsetenv("PATCOLL_SEGMENTS");
+  suite.check(scattered, "every background run scattered the root's blocks");
+  suite.check(PAT_Handle_free(&handle) == MPI_SUCCESS, "background collective freed");
+  suite.check(PAT_Finalize() == MPI_SUCCESS, "PAT_Finalize");
+  mpi::CommState *state = state_of(MPI_COMM_WORLD);
+  if (state) state->cost.reset();
+}
+
+// A persistent PAP-aware collective prepares every start again (it follows
+// the PAT vector): with the same PATs, the second start is a cache hit.
+void persistent_cache(patcoll::test::Suite &suite, mpi::CommState &state) {
+  std::vector<double> pats(static_cast<std::size_t>(g_size), 0.0);
+  pats.back() = 1e-3;
+  PAT_Set_arrivals(MPI_COMM_WORLD, pats.data());
+  std::vector<int> send(64, g_rank + 1), recv(64, 0);
+  PAT_Handle handle = nullptr;
+  suite.check(PAT_Reduce_init_with("clairvoyant", send.data(), recv.data(), 64, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD,
+                                   MPI_INFO_NULL, &handle) == MPI_SUCCESS,
+              "persistent clairvoyant reduce set up");
+  bool ok = PAT_Start(handle) == MPI_SUCCESS && PAT_Wait(&handle) == MPI_SUCCESS;  // init's Program
+  const std::uint64_t hits = state.programs.hits(), misses = state.programs.misses();
+  ok = ok && PAT_Start(handle) == MPI_SUCCESS && PAT_Wait(&handle) == MPI_SUCCESS;
+  suite.check(ok, "two persistent starts");
+  if (g_size > 1)
+    suite.check(state.programs.hits() == hits + 1 && state.programs.misses() == misses,
+                "the second PAT_Start with the same PATs hits the cache");
+  if (g_rank == 0) suite.check(recv[0] == g_size * (g_size + 1) / 2, "the persistent reduce reduces");
+  suite.check(PAT_Handle_free(&handle) == MPI_SUCCESS, "persistent handle freed");
+  PAT_Set_arrivals(MPI_COMM_WORLD, nullptr);
+}
+
 void cache_capacity(patcoll::test::Suite &suite) {
   patcoll::test::set_configuration("PATCOLL_SCHEDULE_CACHE", "0");
   suite.check(mpi::schedule_cache_capacity() == 0, "PATCOLL_SCHEDULE_CACHE=0 disables the cache");
@@ -160,7 +237,8 @@ void cache_capacity(patcoll::test::Suite &suite) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);  // the PAT runtime's thread
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   int rc;
@@ -173,6 +251,9 @@ int main(int argc, char **argv) {
       params_from_configuration(suite, *state);
       cost_model_lookup(suite, *state);
       program_cache(suite, *state);
+      persistent_cache(suite, *state);
+      suite.check(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE provided");
+      if (provided == MPI_THREAD_MULTIPLE) background_cache(suite);
       cache_capacity(suite);
     }
     rc = suite.finish();

@@ -10,7 +10,11 @@
 // stay below the measured length itself (a gross-error check, not a timing
 // claim: the measured accuracy is in docs/runtime.md).
 // The order check compares only the earliest and the latest rank (45 ms
-// apart), not neighbours.
+// apart), not neighbours. The lower bound holds in every iteration (sleeps
+// never undershoot); the gross-error and order checks, which a loaded
+// machine (valgrind, a busy CI runner) can break by oversleeping one rank
+// by tens of ms, must hold in at least one of the four iterations: a broken
+// predictor or exchange fails them in all four.
 #include <mpi.h>
 
 #include <algorithm>
@@ -132,7 +136,7 @@ int main(int argc, char **argv) {
   // --- estimation accuracy and exchange (edge extrapolation) --------------
   suite.check(PAT_Set_predictor("edge") == MPI_SUCCESS, "PAT_Set_predictor(edge) succeeds");
   const double total_ms = 20.0 + (g_size > 1 ? 45.0 * g_rank / (g_size - 1) : 0.0);  // 20 .. 65 ms
-  bool bounds = true, exact_exchange = true, same = true, zero_min = true, order = true;
+  bool lower = true, bounds = false, exact_exchange = true, same = true, zero_min = true, order = false;
   for (int iteration = 0; iteration < 4; ++iteration) {
     MPI_Barrier(MPI_COMM_WORLD);
     phase(total_ms);
@@ -141,11 +145,16 @@ int main(int argc, char **argv) {
     // The error is the difference of two oversleeps: a few ms on an idle
     // machine, but unbounded under load (valgrind, a saturated CI runner).
     // Only a gross error fails: more than the phase's own measured length.
-    if (!(predicted * 1e3 >= total_ms - 1e-6 && std::fabs(err_ms) < std::max(15.0, measured * 1e3))) {
-      bounds = false;
+    const bool above = predicted * 1e3 >= total_ms - 1e-6;
+    const bool close = std::fabs(err_ms) < std::max(15.0, measured * 1e3);
+    lower = lower && above;
+    // Every rank must agree on whether this iteration counts.
+    int close_all = close ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &close_all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    bounds = bounds || close_all == 1;
+    if (!above || !close)
       std::printf("rank %d iteration %d: predicted %.3f ms, measured %.3f ms, known %.1f ms\n", g_rank, iteration,
                   predicted * 1e3, measured * 1e3, total_ms);
-    }
     PAT_Get_arrivals(arrivals.data());
     std::vector<double> own(P);
     MPI_Allgather(&predicted, 1, MPI_DOUBLE, own.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
@@ -153,15 +162,16 @@ int main(int argc, char **argv) {
     for (std::size_t i = 0; i < P; ++i) exact_exchange = exact_exchange && arrivals[i] == own[i] - earliest;
     same = same && same_on_all_ranks(arrivals);
     zero_min = zero_min && *std::min_element(arrivals.begin(), arrivals.end()) == 0.0;
-    if (g_size > 1) order = order && arrivals[P - 1] > arrivals[0] + 0.010;
+    order = order || g_size == 1 || arrivals[P - 1] > arrivals[0] + 0.010;
     suite.check(scatter_correct("slin", iteration % g_size, 6), "slin scatter with the runtime's PATs is correct");
     suite.check(allreduce_correct("slt", 100), "slt allreduce with the runtime's PATs is correct");
   }
-  suite.check(bounds, "edge prediction is at least the known length and off by less than the measured length");
+  suite.check(lower, "edge prediction is at least the known length in every iteration");
+  suite.check(bounds, "edge prediction is off by less than the measured length (in at least one of 4 iterations)");
   suite.check(exact_exchange, "the exchanged vector is every rank's own prediction minus the earliest");
   suite.check(same, "every rank gets the same PAT vector");
   suite.check(zero_min, "the earliest arrival of the PAT vector is 0");
-  suite.check(order, "the rank computing 45 ms longer is predicted more than 10 ms later");
+  suite.check(order, "the rank computing 45 ms longer is predicted more than 10 ms later (in at least one of 4 iterations)");
 
   // --- last value and moving average -------------------------------------
   suite.check(PAT_Set_predictor("last") == MPI_SUCCESS, "PAT_Set_predictor(last) succeeds");

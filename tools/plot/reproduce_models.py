@@ -28,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reproduce_sim as rs  # noqa: E402  (sim(), save(), formulas, [LL] helpers)
+from matplotlib.colors import ListedColormap  # noqa: E402
 from reproduce_sim import CURIE, ceil_log2, plt, sim  # noqa: E402
 
 TINY = 1e-15  # patcoll-sim needs α > 0; a latency this small is zero at the printed precision
@@ -266,7 +267,6 @@ def ll_fig1():
         formula_grid.append(fl)
         sim_grid.append(sl)
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
-    from matplotlib.colors import ListedColormap
     cmap = ListedColormap(["tab:blue", "tab:orange", "tab:green"])
     for ax, grid, title in ((axes[0], formula_grid, "Table I formulas"), (axes[1], sim_grid, "simulated Programs")):
         ax.imshow(grid, origin="lower", cmap=cmap, vmin=0, vmax=2, aspect="auto")
@@ -287,7 +287,7 @@ def ll_fig1():
         for p, line in zip(procs, grid):
             first_binary = next((sizes[j] for j, v in enumerate(line) if v == 2), None)
             first_chain = next((sizes[j] for j, v in enumerate(line) if v == 1), None)
-            edges.append("p = %d: binary from %s, pipeline from %s" % (p, first_binary, first_chain))
+            edges.append("p = %d: binary from %s, pipeline from %s" % (p, first_binary or "never", first_chain or "never"))
         print("- %s: %s" % (label, "; ".join(edges)))
     print()
 

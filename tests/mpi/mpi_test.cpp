@@ -74,4 +74,20 @@ int run_persistent(PAT_Handle &handle) {
   return rc;
 }
 
+int run_int(core::Collective c, const std::string &algorithm, const int *send, int *recv, int count, int root,
+            MPI_Comm comm) {
+  const char *name = algorithm.c_str();
+  switch (c) {
+    case core::Collective::reduce:
+      return PAT_Reduce_with(name, send, recv, count, MPI_INT, MPI_SUM, root, comm);
+    case core::Collective::allreduce:
+      return PAT_Allreduce_with(name, send, recv, count, MPI_INT, MPI_SUM, comm);
+    case core::Collective::scatter:
+      return PAT_Scatter_with(name, send, count, MPI_INT, recv, count, MPI_INT, root, comm);
+    case core::Collective::gather:
+      return PAT_Gather_with(name, send, count, MPI_INT, recv, count, MPI_INT, root, comm);
+  }
+  return MPI_ERR_ARG;
+}
+
 }  // namespace patcoll::test

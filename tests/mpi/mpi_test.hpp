@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ir.hpp"
 #include "patcoll.h"
 
 namespace patcoll::test {
@@ -43,6 +44,11 @@ void set_configuration(const char *name, const char *value);
 std::vector<std::string> algorithms_of(const char *collective);
 
 std::string error_class_name(int code);
+
+// One blocking collective by algorithm name on MPI_INT (reduce/allreduce
+// with MPI_SUM): `count` elements, per rank for scatter and gather.
+int run_int(core::Collective c, const std::string &algorithm, const int *send, int *recv, int count, int root,
+            MPI_Comm comm);
 
 // How a driver calls the collectives: blocking (PAT_Reduce_with & co.),
 // non-blocking (PAT_Ireduce_with & co., then PAT_Test / PAT_Wait) or

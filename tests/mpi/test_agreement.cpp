@@ -44,17 +44,7 @@ std::string compare_with_native(Collective c, const std::string &algorithm, MPI_
   std::vector<int> send(c == Collective::gather ? count : whole), expected(whole, -1), got(whole, -1);
   for (std::size_t i = 0; i < send.size(); ++i) send[i] = rank * 100 + static_cast<int>(i % 89);
   auto run = [&](const std::string &name, std::vector<int> &out) {
-    switch (c) {
-      case Collective::reduce:
-        return PAT_Reduce_with(name.c_str(), send.data(), out.data(), count, MPI_INT, MPI_SUM, root, comm);
-      case Collective::allreduce:
-        return PAT_Allreduce_with(name.c_str(), send.data(), out.data(), count, MPI_INT, MPI_SUM, comm);
-      case Collective::scatter:
-        return PAT_Scatter_with(name.c_str(), send.data(), count, MPI_INT, out.data(), count, MPI_INT, root, comm);
-      case Collective::gather:
-        return PAT_Gather_with(name.c_str(), send.data(), count, MPI_INT, out.data(), count, MPI_INT, root, comm);
-    }
-    return MPI_ERR_ARG;
+    return patcoll::test::run_int(c, name, send.data(), out.data(), count, root, comm);
   };
   if (int rc = run("native", expected); rc != MPI_SUCCESS) return "native returned " + error_class_name(rc);
   const int rc = run(algorithm, got);

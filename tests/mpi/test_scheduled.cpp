@@ -34,17 +34,7 @@ std::uint64_t fingerprint(const std::vector<patcoll::core::Program> &programs) {
 
 int run(Collective c, const std::string &algorithm, const std::vector<int> &send, std::vector<int> &recv, int count,
         int root) {
-  switch (c) {
-    case Collective::reduce:
-      return PAT_Reduce_with(algorithm.c_str(), send.data(), recv.data(), count, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
-    case Collective::allreduce:
-      return PAT_Allreduce_with(algorithm.c_str(), send.data(), recv.data(), count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    case Collective::scatter:
-      return PAT_Scatter_with(algorithm.c_str(), send.data(), count, MPI_INT, recv.data(), count, MPI_INT, root, MPI_COMM_WORLD);
-    case Collective::gather:
-      return PAT_Gather_with(algorithm.c_str(), send.data(), count, MPI_INT, recv.data(), count, MPI_INT, root, MPI_COMM_WORLD);
-  }
-  return MPI_ERR_ARG;
+  return patcoll::test::run_int(c, algorithm, send.data(), recv.data(), count, root, MPI_COMM_WORLD);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // patcoll-bench — compares the registered algorithms of a collective with
 // the MPI library's own (`native`) under a chosen arrival pattern, in one
-// run, interleaved per iteration (A B C A B C …) so that machine drift hits
-// every algorithm alike. Definitions follow BENCHMARKS.md and docs/bench.md:
+// run, interleaved per iteration in a rotating order (A B C, B C A, …) so that
+// machine drift and position in the iteration hit every algorithm alike. Definitions follow BENCHMARKS.md and docs/bench.md:
 // every rank delays itself by its arrival time a_i, runs the collective and
 // measures its own elapsed time e_i; the run time is
 // r = max_i(a_i + e_i) − min(a) ([M] Algorithm 2) after a double barrier, or
@@ -688,14 +688,19 @@ int main(int argc, char **argv) {
         const double mine = pap[static_cast<std::size_t>(rank)];
         double measured_delay = 0;  // barrier exit to entry, of the iteration's first call
         bool measured = false;
-        for (std::size_t k = 0; k < algs; ++k) {
+        // The order rotates every iteration (A B C, B C A, C A B, …): the
+        // first call after the PAP broadcast and the bound probe runs in
+        // different conditions from the others (on an oversubscribed machine,
+        // 1.1-1.4x for the same algorithm), so no algorithm keeps one position.
+        for (std::size_t j = 0; j < algs; ++j) {
+          const std::size_t k = (j + static_cast<std::size_t>(it)) % algs;
           Series &s = series[k];
           double *slot = &local[((static_cast<std::size_t>(it) * algs) + k) * kFields];
           if (s.skipped) continue;
           if (options.check) std::memset(recv.data(), 0xff, recv.size());
           double entry;
           if (options.window) {
-            const double start = window_start + static_cast<double>(static_cast<std::size_t>(it) * algs + k) * window;
+            const double start = window_start + static_cast<double>(static_cast<std::size_t>(it) * algs + j) * window;
             slot[kMissed] = clock.now() > start ? 1.0 : 0.0;
             wait_until(clock, start, false);  // sleep to the window, then the delay
             wait_until(clock, start + mine, options.busy);

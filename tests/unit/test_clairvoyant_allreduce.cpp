@@ -56,7 +56,8 @@ TEST(AllreduceClairvoyant, EveryFoldPlanIsProvedCorrectForAnyPCountAndPats) {
       p.arrivals.resize(procs);
       for (double &a : p.arrivals) a = delay(rng);
       for (int folded = 1; folded <= std::min(procs - 1, kMaxFolded); ++folded)
-        for (const char *shape : {"ring", "rabenseifner", "recursive_doubling"})
+        for (std::string_view shape : {std::string_view("ring"), std::string_view("rabenseifner"),
+                                       std::string_view("recursive_doubling"), kGroupReduce})
           for (std::int64_t segments : {std::int64_t{0}, std::int64_t{1}, std::int64_t{3}, std::int64_t{1000}}) {
             const ClairvoyantAllreducePlan plan{folded, shape, segments, 0};
             const std::string error = validate_all_modes(p, build_clairvoyant_allreduce(p, plan));
@@ -115,6 +116,41 @@ TEST(AllreduceClairvoyant, FoldBroadcastsTheLateVectorDownTwoTreesAndStreamsTheG
   ASSERT_EQ(validate_all_modes(p, programs), "");
 }
 
+TEST(AllreduceClairvoyant, ReduceFirstGroupReducesToTheTreeRootsAndTheFoldSpreadsTheFinalSegments) {
+  // The worked example of docs/clairvoyant-allreduce.md with the plan
+  // {1, two_tree_reduce, N = 3}: P = 4, rank 2 late, group (0, 1, 3).
+  // Reduce (the trees reversed): segments 0 and 2 up tree 0 to rank 1
+  // (from ranks 0 and 3), segment 1 up tree 1 to rank 0 (from 3 and 1).
+  // Fold: L sends raw 0, 2 to rank 1 and raw 1 to rank 0, which combine
+  // them into the final segments and send those down their trees; rank 3
+  // (a leaf in both) streams the final segments to L.
+  Params p = allreduce_params(4, 30);
+  p.arrivals = {0.0, 1e-3, 1.0, 2e-3};
+  const auto programs = build_clairvoyant_allreduce(p, {1, kGroupReduce, 3, 0});
+  auto sends_to = [&](int rank, int peer) {
+    int n = 0;
+    for (const Step &step : programs[rank].steps)
+      for (const Op &op : step.ops) n += op.kind == OpKind::send && op.peer == peer;
+    return n;
+  };
+  EXPECT_EQ(sends_to(0, 1), 2 + 1);  // reduce: 0, 2 up tree 0; fold: final 1 down tree 1
+  EXPECT_EQ(sends_to(3, 1), 2);      // reduce: 0, 2 up tree 0
+  EXPECT_EQ(sends_to(3, 0), 1);      // reduce: 1 up tree 1
+  EXPECT_EQ(sends_to(1, 0), 1 + 2);  // reduce: 1 up tree 1; fold: final 0, 2 down tree 0
+  EXPECT_EQ(sends_to(1, 3), 2);      // fold: final 0, 2
+  EXPECT_EQ(sends_to(0, 3), 1);      // fold: final 1
+  EXPECT_EQ(sends_to(2, 1), 2);      // L's raw 0, 2 to the root of tree 0
+  EXPECT_EQ(sends_to(2, 0), 1);      // L's raw 1 to the root of tree 1
+  EXPECT_EQ(sends_to(3, 2), 3);      // the final segments to L
+  EXPECT_EQ(sends_to(0, 2) + sends_to(1, 2), 0);
+  // In all 2nN messages (n = 3 group members, N = 3): (n − 1)N in the reduce, (n + 1)N in the fold.
+  std::int64_t messages = 0;
+  for (const Program &program : programs) messages += message_count(program);
+  EXPECT_EQ(messages, 2 * 3 * 3);
+  for (const Program &program : programs) EXPECT_EQ(program.scratch_count, 0) << "rank " << program.rank;
+  ASSERT_EQ(validate_all_modes(p, programs), "");
+}
+
 // Every rank sends at most one and receives at most one segment per fold
 // round, and the fold takes at most N + F rounds, F = 2⌈log2(n + 1)⌉ − 1
 // (the two trees' fill; n = group size), for every n up to 127.
@@ -123,10 +159,10 @@ TEST(AllreduceClairvoyant, FoldIsOneSegmentInAndOutPerRoundAndTakesAtMostNPlusFi
     for (std::int64_t segments : {std::int64_t{1}, std::int64_t{7}, std::int64_t{100}}) {
       Params p = allreduce_params(procs, 1000);
       p.arrivals = one_late(procs, procs / 2, 1.0);
-      const auto programs = build_clairvoyant_allreduce(p, {1, "ring", segments, 0});
-      const int fold_start = [&] {  // the late rank's first step opens the fold
-        return programs[procs / 2].steps.front().round;
-      }();
+      for (std::string_view shape : {std::string_view("ring"), kGroupReduce}) {
+      const auto programs = build_clairvoyant_allreduce(p, {1, shape, segments, 0});
+      // The fold opens with the late rank's first step; the reduce-first group's reduce obeys the same rule.
+      const int fold_start = shape == kGroupReduce ? 0 : programs[procs / 2].steps.front().round;
       int last_round = fold_start;
       for (const Program &program : programs) {
         std::map<int, std::pair<int, int>> per_round;  // round → (sends, recvs)
@@ -144,8 +180,10 @@ TEST(AllreduceClairvoyant, FoldIsOneSegmentInAndOutPerRoundAndTakesAtMostNPlusFi
         }
       }
       // Rounds in the fold with messages: at most N + F (the last round holds only combines).
-      EXPECT_LE(last_round - fold_start, segments + clairvoyant_fold_fill_rounds(procs - 1))
-          << "P=" << procs << " N=" << segments;
+      const int late_start = programs[procs / 2].steps.front().round;
+      EXPECT_LE(last_round - late_start, segments + clairvoyant_fold_fill_rounds(procs - 1))
+          << "P=" << procs << " N=" << segments << " " << shape;
+      }
     }
   }
 }

@@ -33,9 +33,13 @@ bool prr_uses_presteps(const Params &);
 // group of the earlier ones one by one (0: the classic `group_shape` over
 // all ranks in rank order); the group first runs `group_shape` among
 // itself; each fold streams in `segments` segments (0: the default).
+// kGroupReduce: the group only reduces (two-tree reduce to the trees'
+// roots) before the first late rank arrives, and that rank's fold spreads
+// the final segments from the roots.
+inline constexpr std::string_view kGroupReduce = "two_tree_reduce";
 struct ClairvoyantAllreducePlan {
   int folded = 0;
-  std::string_view group_shape = "ring";  // ring, rabenseifner, recursive_doubling
+  std::string_view group_shape = "ring";  // ring, rabenseifner, recursive_doubling, two_tree_reduce
   std::int64_t segments = 0;
   double predicted_run_time = 0;          // simulated (or estimated) run time, s
 };

@@ -28,7 +28,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 
 #include "../classic.hpp"
 #include "../pap.hpp"
@@ -121,108 +123,189 @@ void colour_links(std::vector<FoldLink> &links, int nodes) {
     if (links[e].color < 0) walk(static_cast<std::size_t>(links[e].from), e);
 }
 
-// One fold of `late` (L) into `group` (all holding S_G) in `segments`
-// segments, as a two-tree pipelined broadcast of x_L ([SST]) in rounds:
-// L sends raw segment s to the root of tree s mod 2; a member that
-// received raw segment s in round t combines it into its result at its
-// next step and forwards it to its children in tree s mod 2 from round
-// t + 1 on, each link in the rounds of its colour. The two units of send
-// capacity the trees leave free (a member that is a leaf in both trees,
-// or two members with one child) stream L's segments back: S_G's segment
-// s (L combines) or, once that member has combined raw s, the final
-// segment s (L stores), each after the round in which L sent its own
-// segment s. Every rank sends and receives at most one segment a round;
-// a hop costs one or two rounds, so the fold takes about N + 1.5 ×
-// (tree height + 1) rounds. Raw segments live in scratch at their own
-// offset (scratch = m). Everyone ends with S_G + x_L.
-void append_fold(std::vector<Program> &programs, const Params &params, const std::vector<int> &group, int late,
-                 std::int64_t segments, int first_round) {
-  const std::int64_t n = params.count;
-  const int members = static_cast<int>(group.size());
-  const int late_node = members;  // L's node index in the schedule
+// The round schedule of a two-tree pipelined broadcast over group
+// positions 0 … n−1 ([SST]) in `segments` segments, segment s down tree
+// s mod 2: a member that received segment s in round t forwards it to its
+// children in tree s mod 2 from round t + 1 on, each link in the rounds of
+// its colour, in the order the segments reached it. With a late rank L
+// (node n) L holds every segment and sends s to the root of tree s mod 2,
+// and the two units of send capacity the trees leave free (a member that
+// is a leaf in both trees, or two members with one child) stream the
+// segments back to L in order: segment s once L has sent its own s
+// (`StreamBack::after_late_sent`) or once that member holds s
+// (`StreamBack::once_held`). Without L (`StreamBack::none`) the root of
+// tree t holds tree t's segments from the start. Every node sends and
+// receives at most one segment a round; a hop costs one or two rounds.
+enum class StreamBack { none, after_late_sent, once_held };
+struct FoldTransfer {
+  int round, from, to;  // nodes: group positions, n = L
+  std::int64_t segment;
+};
+
+std::vector<FoldTransfer> two_tree_rounds(int members, std::int64_t segments, StreamBack stream) {
+  const int late_node = members;
+  const bool with_late = stream != StreamBack::none;
   const FoldTree trees[2] = {fold_tree(members, 0), fold_tree(members, 1)};
-  auto seg = [&](Buffer buffer, std::int64_t s) {
-    const Span span = segment_span(n, segments, s);
-    return Region{buffer, span.offset, span.count};
-  };
-  auto rank_of = [&](int node) { return node == late_node ? late : group[static_cast<std::size_t>(node)]; };
   std::vector<FoldLink> links;
   std::vector<int> spare(static_cast<std::size_t>(members), 2);  // free send capacity per member
   for (int tree = 0; tree < 2; ++tree) {
-    links.push_back({late_node, trees[tree].root, tree});
+    if (with_late) links.push_back({late_node, trees[tree].root, tree});
     for (int node = 0; node < members; ++node)
       for (int child : trees[tree].children[static_cast<std::size_t>(node)]) {
         links.push_back({node, child, tree});
         --spare[static_cast<std::size_t>(node)];
       }
   }
-  for (int node = 0; node < members; ++node)
-    for (; spare[static_cast<std::size_t>(node)] > 0; --spare[static_cast<std::size_t>(node)])
-      links.push_back({node, late_node, -1});  // two in all: 2n capacity, 2(n − 1) tree links
+  if (with_late)
+    for (int node = 0; node < members; ++node)
+      for (; spare[static_cast<std::size_t>(node)] > 0; --spare[static_cast<std::size_t>(node)])
+        links.push_back({node, late_node, -1});  // two in all: 2n capacity, 2(n − 1) tree links
   colour_links(links, members + 1);
-  // arrivals[node][tree]: (segment, round received) in order; L holds all at round −1.
+  // arrivals[node][tree]: (segment, round received) in order; the source holds its segments at round −1.
   std::vector<std::array<std::vector<std::pair<std::int64_t, int>>, 2>> arrivals(static_cast<std::size_t>(members) + 1);
-  for (std::int64_t s = 0; s < segments; ++s) arrivals[static_cast<std::size_t>(late_node)][s % 2].push_back({s, -1});
+  for (std::int64_t s = 0; s < segments; ++s) {
+    const int source = with_late ? late_node : trees[s % 2].root;
+    arrivals[static_cast<std::size_t>(source)][s % 2].push_back({s, -1});
+  }
   constexpr int kNever = std::numeric_limits<int>::max();
   std::vector<int> received_round(static_cast<std::size_t>(members) * static_cast<std::size_t>(segments), kNever);
+  if (!with_late)
+    for (std::int64_t s = 0; s < segments; ++s) received_round[static_cast<std::size_t>(trees[s % 2].root) * segments + s] = -1;
   std::vector<int> late_sent(static_cast<std::size_t>(segments), kNever);
   std::int64_t late_received = 0, delivered = 0;
-  const std::int64_t deliveries = (members + 1) * segments;
-  std::vector<std::vector<Op>> ops(static_cast<std::size_t>(members) + 1);
-  std::vector<std::vector<std::int64_t>> uncombined(static_cast<std::size_t>(members) + 1);
-  auto flush = [&](int node, int round) {  // one step: combines of segments received before `round` first
-    std::vector<Op> step;
-    for (std::int64_t s : uncombined[static_cast<std::size_t>(node)])
-      step.push_back(combine_op(seg(Buffer::scratch, s), seg(Buffer::recv, s), Combine::left));
-    uncombined[static_cast<std::size_t>(node)].clear();
-    for (Op &op : ops[static_cast<std::size_t>(node)]) step.push_back(op);
-    ops[static_cast<std::size_t>(node)].clear();
-    add_step(programs[static_cast<std::size_t>(rank_of(node))], std::move(step), first_round + round);
-  };
-  for (int node = 0; node <= members; ++node) {
-    Program &program = programs[static_cast<std::size_t>(rank_of(node))];
-    program.scratch_count = std::max(program.scratch_count, n);
-  }
-  ops[static_cast<std::size_t>(late_node)].push_back(copy_op(send_buf(0, n), recv_buf(0, n)));
+  const std::int64_t deliveries = with_late ? (members + 1) * segments : (members - 1) * segments;
+  std::vector<FoldTransfer> transfers;
   std::vector<std::pair<int, std::int64_t>> arrived;  // (node, segment) received this round
-  int round = 0;
-  for (; delivered < deliveries; ++round) {
+  for (int round = 0; delivered < deliveries; ++round) {
     arrived.clear();
     for (FoldLink &link : links) {
       if (link.color != round % 2) continue;
-      const int from = link.from, to = link.to;
       if (link.tree < 0) {  // to L
-        if (late_received == segments || late_sent[static_cast<std::size_t>(late_received)] >= round) continue;
-        const std::int64_t s = late_received++;
-        const bool final = received_round[static_cast<std::size_t>(from) * segments + s] < round;  // combined at this step's start
-        ops[static_cast<std::size_t>(from)].push_back(send_op(late, seg(Buffer::recv, s)));
-        ops[static_cast<std::size_t>(late_node)].push_back(
-            recv_op(group[static_cast<std::size_t>(from)], seg(Buffer::recv, s), final ? Combine::store : Combine::left));
+        if (late_received == segments) continue;
+        const std::int64_t s = late_received;
+        const bool ready = stream == StreamBack::after_late_sent
+                               ? late_sent[static_cast<std::size_t>(s)] < round
+                               : received_round[static_cast<std::size_t>(link.from) * segments + s] < round;
+        if (!ready) continue;
+        ++late_received;
+        transfers.push_back({round, link.from, late_node, s});
         ++delivered;
         continue;
       }
-      const auto &held = arrivals[static_cast<std::size_t>(from)][link.tree];
+      const auto &held = arrivals[static_cast<std::size_t>(link.from)][link.tree];
       if (link.sent == held.size() || held[link.sent].second >= round) continue;
       const std::int64_t s = held[link.sent++].first;
-      if (from == late_node) {
-        ops[static_cast<std::size_t>(from)].push_back(send_op(rank_of(to), seg(Buffer::recv, s)));  // L's own segment
-        late_sent[static_cast<std::size_t>(s)] = round;
-      } else {
-        ops[static_cast<std::size_t>(from)].push_back(send_op(rank_of(to), seg(Buffer::scratch, s)));
-      }
-      ops[static_cast<std::size_t>(to)].push_back(recv_op(rank_of(from), seg(Buffer::scratch, s)));
-      arrived.push_back({to, s});
+      if (link.from == late_node) late_sent[static_cast<std::size_t>(s)] = round;
+      transfers.push_back({round, link.from, link.to, s});
+      arrived.push_back({link.to, s});
       ++delivered;
     }
-    for (int node = 0; node <= members; ++node)
-      if (!ops[static_cast<std::size_t>(node)].empty()) flush(node, round);
     for (const auto &[node, s] : arrived) {
       received_round[static_cast<std::size_t>(node) * segments + s] = round;
       arrivals[static_cast<std::size_t>(node)][s % 2].push_back({s, round});
-      uncombined[static_cast<std::size_t>(node)].push_back(s);
     }
   }
-  for (int node = 0; node < members; ++node) flush(node, round);
+  return transfers;
+}
+
+// Collects each node's ops per round and appends them as steps.
+class RoundSteps {
+ public:
+  explicit RoundSteps(int nodes) : ops_(static_cast<std::size_t>(nodes)) {}
+  void add(int node, int round, Op op) { ops_[static_cast<std::size_t>(node)][round].push_back(op); }
+  void append(std::vector<Program> &programs, const std::function<int(int)> &rank_of) {
+    for (std::size_t node = 0; node < ops_.size(); ++node)
+      for (auto &[round, ops] : ops_[node]) add_step(programs[static_cast<std::size_t>(rank_of(static_cast<int>(node)))], std::move(ops), round);
+  }
+
+ private:
+  std::vector<std::map<int, std::vector<Op>>> ops_;
+};
+
+// The group's two-tree reduce (the broadcast's schedule reversed in time,
+// [SST]): every member copies its vector into its result, then combines
+// its children's partial segments and sends its own up; the root of tree t
+// ends with S_G's segments of tree t (s mod 2 = t), the other members with
+// partial sums. About as long as the fold (N + F rounds) — one transfer
+// plus the fill, where the group's allreduce costs two.
+void append_group_reduce(std::vector<Program> &programs, const Params &params, const std::vector<int> &group,
+                         std::int64_t segments, int first_round) {
+  const std::int64_t n = params.count;
+  const int members = static_cast<int>(group.size());
+  auto seg = [&](std::int64_t s) {
+    const Span span = segment_span(n, segments, s);
+    return Region{Buffer::recv, span.offset, span.count};
+  };
+  const std::vector<FoldTransfer> broadcast = two_tree_rounds(members, segments, StreamBack::none);
+  const int last = broadcast.empty() ? -1 : broadcast.back().round;
+  RoundSteps steps(members);
+  for (int node = 0; node < members; ++node) steps.add(node, first_round, copy_op(send_buf(0, n), recv_buf(0, n)));
+  for (const FoldTransfer &t : broadcast) {  // reversed: `to` sends its partial segment up to `from`
+    const int round = first_round + 1 + last - t.round;
+    steps.add(t.to, round, send_op(group[static_cast<std::size_t>(t.from)], seg(t.segment)));
+    steps.add(t.from, round, recv_op(group[static_cast<std::size_t>(t.to)], seg(t.segment), Combine::left));
+  }
+  steps.append(programs, [&](int node) { return group[static_cast<std::size_t>(node)]; });
+}
+
+// One fold of `late` (L) into `group` = g_0 … g_{n−1} in `segments`
+// segments, on the two trees' round schedule (two_tree_rounds). L first
+// copies its vector into its result and sends raw segment s to the root of
+// tree s mod 2.
+//   FoldInto::sums (the group ran an allreduce: every member holds S_G):
+//     the raw segments go down the trees; every member keeps each in
+//     scratch at its own offset (scratch = m), combines it into its result
+//     at its next step and forwards it; the free send capacity streams
+//     S_G's segment s (L combines) or, once that member has combined raw s,
+//     the final segment s (L stores), after L sent its own s.
+//   FoldInto::roots (the group ran the two-tree reduce: the root of tree t
+//     holds S_G's segments of tree t): the root combines raw s into S_G's s
+//     — the final segment — and the final segments go down the trees
+//     (members store them); the free send capacity streams each final
+//     segment to L once that member holds it (L stores). No scratch.
+// Everyone ends with S_G + x_L.
+enum class FoldInto { sums, roots };
+void append_fold(std::vector<Program> &programs, const Params &params, const std::vector<int> &group, int late,
+                 std::int64_t segments, int first_round, FoldInto into) {
+  const std::int64_t n = params.count;
+  const int members = static_cast<int>(group.size());
+  const int late_node = members;
+  auto seg = [&](Buffer buffer, std::int64_t s) {
+    const Span span = segment_span(n, segments, s);
+    return Region{buffer, span.offset, span.count};
+  };
+  auto rank_of = [&](int node) { return node == late_node ? late : group[static_cast<std::size_t>(node)]; };
+  const std::vector<FoldTransfer> transfers =
+      two_tree_rounds(members, segments, into == FoldInto::sums ? StreamBack::after_late_sent : StreamBack::once_held);
+  RoundSteps steps(members + 1);
+  steps.add(late_node, first_round, copy_op(send_buf(0, n), recv_buf(0, n)));
+  constexpr int kNever = std::numeric_limits<int>::max();
+  std::vector<int> received_round(static_cast<std::size_t>(members) * static_cast<std::size_t>(segments), kNever);
+  for (const FoldTransfer &t : transfers) {
+    const int round = first_round + t.round;
+    const std::int64_t s = t.segment;
+    if (into == FoldInto::roots) {  // final segments everywhere but on the way from L to a root
+      steps.add(t.from, round, send_op(rank_of(t.to), seg(Buffer::recv, s)));
+      steps.add(t.to, round, recv_op(rank_of(t.from), seg(Buffer::recv, s), t.from == late_node ? Combine::left : Combine::store));
+      continue;
+    }
+    if (t.to == late_node) {  // S_G's s, or the final s once combined (at a step before this one)
+      const bool final = received_round[static_cast<std::size_t>(t.from) * segments + s] < t.round;
+      steps.add(t.from, round, send_op(late, seg(Buffer::recv, s)));
+      steps.add(late_node, round, recv_op(rank_of(t.from), seg(Buffer::recv, s), final ? Combine::store : Combine::left));
+      continue;
+    }
+    steps.add(t.from, round, send_op(rank_of(t.to), seg(t.from == late_node ? Buffer::recv : Buffer::scratch, s)));
+    steps.add(t.to, round, recv_op(rank_of(t.from), seg(Buffer::scratch, s)));
+    steps.add(t.to, round + 1, combine_op(seg(Buffer::scratch, s), seg(Buffer::recv, s), Combine::left));
+    received_round[static_cast<std::size_t>(t.to) * segments + s] = t.round;
+  }
+  if (into == FoldInto::sums)
+    for (int node = 0; node <= members; ++node) {
+      Program &program = programs[static_cast<std::size_t>(rank_of(node))];
+      program.scratch_count = std::max(program.scratch_count, n);
+    }
+  steps.append(programs, rank_of);
 }
 
 Params group_params(const Params &params, int members) {
@@ -261,6 +344,10 @@ ClassicEstimate best_classic_estimate(const CostModel &cost, int procs, double b
   return rabenseifner < ring ? ClassicEstimate{"rabenseifner", rabenseifner} : ClassicEstimate{"ring", ring};
 }
 
+// The fold's (or the group's two-tree reduce's) time at the default
+// segments: at most (N + F)(α + (m/N)(β+γ)) (clairvoyant_fold_fill_rounds).
+double two_tree_estimate(const Params &params, int group_size);
+
 }  // namespace
 
 // Fold segments are at least 64 KiB: a smaller send is eager (Open MPI's
@@ -284,6 +371,15 @@ std::int64_t clairvoyant_fold_segments(const Params &params, int group_size) {
   return std::clamp<std::int64_t>(std::llround(optimal), 1, std::clamp<std::int64_t>(most, 1, params.count));
 }
 
+namespace {
+double two_tree_estimate(const Params &params, int group_size) {
+  const double bytes = static_cast<double>(params.count) * static_cast<double>(params.element_bytes);
+  const auto segments = static_cast<double>(clairvoyant_fold_segments(params, group_size));
+  return (segments + clairvoyant_fold_fill_rounds(group_size)) *
+         (params.cost.alpha + bytes / segments * (params.cost.beta + params.cost.gamma));
+}
+}  // namespace
+
 std::vector<Program> build_clairvoyant_allreduce(const Params &params, const ClairvoyantAllreducePlan &plan) {
   const int procs = params.procs;
   std::vector<Program> programs;
@@ -297,14 +393,21 @@ std::vector<Program> build_clairvoyant_allreduce(const Params &params, const Cla
   }
   const std::vector<int> order = arrival_order(params);
   std::vector<int> group(order.begin(), order.end() - folded);
-  const Params inner = group_params(params, static_cast<int>(group.size()));
-  for (int position = 0; position < static_cast<int>(group.size()); ++position)
-    append_over_positions(programs[group[position]], shape.build(inner, position), group);
+  auto segments_for = [&](int members) {
+    return plan.segments > 0 ? std::min(plan.segments, params.count) : clairvoyant_fold_segments(params, members);
+  };
+  const bool reduce_first = plan.group_shape == kGroupReduce;
+  if (reduce_first) {
+    append_group_reduce(programs, params, group, segments_for(static_cast<int>(group.size())), 0);
+  } else {
+    const Params inner = group_params(params, static_cast<int>(group.size()));
+    for (int position = 0; position < static_cast<int>(group.size()); ++position)
+      append_over_positions(programs[group[position]], shape.build(inner, position), group);
+  }
   for (int j = 0; j < folded; ++j) {
     const int late = order[procs - folded + j];
-    const std::int64_t segments =
-        plan.segments > 0 ? std::min(plan.segments, params.count) : clairvoyant_fold_segments(params, static_cast<int>(group.size()));
-    append_fold(programs, params, group, late, segments, max_round(programs) + 1);
+    append_fold(programs, params, group, late, segments_for(static_cast<int>(group.size())), max_round(programs) + 1,
+                reduce_first && j == 0 ? FoldInto::roots : FoldInto::sums);
     group.push_back(late);
   }
   return programs;
@@ -316,18 +419,25 @@ ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &params) {
   if (procs < 2 || params.count == 0) return best;
   const bool has_pats = params.arrivals.size() == static_cast<std::size_t>(procs);
   if (procs > kSimulatedProcs) {
-    // Formula: the best classic shape; fold the latest rank when the gap
-    // to the one before it exceeds the group's own allreduce time (the
-    // group then waits for nobody and the fold replaces a whole allreduce
-    // after the late arrival by about one transfer).
+    // Formula: the best classic shape after the last arrival, against one
+    // fold after the group's allreduce or after its two-tree reduce —
+    // whichever of the group's work and the last gap is longer — all times
+    // from the arrival of the last group member.
     const double bytes = static_cast<double>(params.count) * static_cast<double>(params.element_bytes);
     const ClassicEstimate all = best_classic_estimate(params.cost, procs, bytes);
     best = {0, all.shape, 0, all.seconds};
     if (has_pats) {
       const std::vector<int> order = arrival_order(params);
       const double gap = params.arrivals[order[procs - 1]] - params.arrivals[order[procs - 2]];
+      best.predicted_run_time = gap + all.seconds;
       const ClassicEstimate group = best_classic_estimate(params.cost, procs - 1, bytes);
-      if (gap > group.seconds) best = {1, group.shape, 0, best.predicted_run_time};
+      const double fold = two_tree_estimate(params, procs - 1);
+      const double after_allreduce = std::max(gap, group.seconds) + fold;
+      const double after_reduce = std::max(gap, fold) + fold;  // the reduce: the fold's rounds reversed, without L
+      const double margin = 1e-9 * best.predicted_run_time;
+      if (std::min(after_allreduce, after_reduce) < best.predicted_run_time - margin)
+        best = after_reduce < after_allreduce ? ClairvoyantAllreducePlan{1, kGroupReduce, 0, after_reduce}
+                                              : ClairvoyantAllreducePlan{1, group.shape, 0, after_allreduce};
     }
     return best;
   }
@@ -346,11 +456,13 @@ ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &params) {
   for (const GroupShape &shape : kShapes) consider({0, shape.name, 0, 0});
   if (!has_pats) return best;
   const int max_folded = std::min(procs - 1, kMaxFolded);
-  for (int folded = 1; folded <= max_folded; ++folded)
+  for (int folded = 1; folded <= max_folded; ++folded) {
+    consider({folded, kGroupReduce, 0, 0});  // first: of equally fast plans, the one that moves the fewest bytes
     for (const GroupShape &shape : kShapes) {
       if (shape.name == "recursive_doubling") continue;  // whole-vector exchanges: never the group's best for large m
       consider({folded, shape.name, 0, 0});
     }
+  }
   return best;
 }
 

@@ -87,6 +87,7 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
 
   const Entry *entry = nullptr;
   if (int rc = select(*state, collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
+  if (state->feedback.current.armed) run.measured = state;
   if (entry->native()) {
     run.kind = Run::Kind::native;
     return MPI_SUCCESS;
@@ -108,13 +109,22 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
   return MPI_SUCCESS;
 }
 
+// A blocking call: prepared and run at once; `auto`'s feedback measures it
+// from its entry (dispatch.hpp).
+int run_measured(Run &run, double entry_time) {
+  const int rc = run_blocking(run);
+  if (rc == MPI_SUCCESS && run.measured) measure_blocking_call(*run.measured, entry_time);
+  return rc;
+}
+
 int reduction(Collective collective, const char *algorithm, const void *sendbuf, void *recvbuf, int count,
               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  const double entry_time = mpi_usable() ? MPI_Wtime() : 0;
   Run run;
   if (int rc = prepare_reduction(collective, algorithm, sendbuf, recvbuf, count, datatype, op, root, comm, run);
       rc != MPI_SUCCESS)
     return rc;
-  return run_blocking(run);
+  return run_measured(run, entry_time);
 }
 
 // Scatter and gather run in bytes: one IR element is one byte of a rank's
@@ -170,6 +180,7 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
 
   const Entry *entry = nullptr;
   if (int rc = select(*state, collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
+  if (state->feedback.current.armed) run.measured = state;
   if (entry->native()) return native();
   const int tag = state->next_tag();
   if (block == 0) return MPI_SUCCESS;
@@ -215,12 +226,13 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
 
 int movement(Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
              MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const double entry_time = mpi_usable() ? MPI_Wtime() : 0;
   Run run;
   if (int rc = prepare_movement(collective, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                 root, comm, run);
       rc != MPI_SUCCESS)
     return rc;
-  return run_blocking(run);
+  return run_measured(run, entry_time);
 }
 
 }  // namespace

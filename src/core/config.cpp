@@ -58,6 +58,11 @@ const Variable kVariables[] = {
      "1: rank 0 says every change of `auto`'s choice (predictions, PATs); the preload shim also says which "
      "algorithm serves each collective and why; 2 adds the shim's history statistics",
      S::library, 0},
+    {Var::auto_feedback, "PATCOLL_AUTO_FEEDBACK", T::flag, "1",
+     "1: `auto` measures each blocking call's time after the last arrival and drops a PAP-aware choice whose "
+     "measured time exceeds native's by more than 5 % for that arrival pattern (native is run on a few calls of "
+     "each pattern to measure it; docs/adaptive.md); 0: the model's prediction alone decides",
+     S::library},
     {Var::history_window, "PATCOLL_HISTORY_WINDOW", T::integer, "5",
      "history PAT source: calls in the moving average", S::preload, 1},
     {Var::history_period, "PATCOLL_HISTORY_PERIOD", T::integer, "8",

@@ -39,6 +39,7 @@ enum class Var : int {
   predictor,          // PATCOLL_PREDICTOR
   pats,               // PATCOLL_PATS
   verbose,            // PATCOLL_VERBOSE
+  auto_feedback,      // PATCOLL_AUTO_FEEDBACK
   history_window,     // PATCOLL_HISTORY_WINDOW
   history_period,     // PATCOLL_HISTORY_PERIOD
   history_quantum,    // PATCOLL_HISTORY_QUANTUM

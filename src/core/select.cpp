@@ -79,17 +79,17 @@ const Prediction *find(const std::vector<Prediction> &predictions, std::string_v
 
 }  // namespace
 
-const std::vector<Prediction> *Selector::predictions_for(const std::string &shape, const Params &quantised,
-                                                        bool may_simulate, bool &hit) {
+Selector::Cached *Selector::predictions_for(const std::string &shape, const Params &quantised, bool may_simulate,
+                                            bool &hit, std::string &key) {
   std::ostringstream os;
   os.precision(17);
   os << shape << " a";
   for (double a : quantised.arrivals) os << ' ' << a;
-  const std::string key = os.str();
+  key = os.str();
   if (auto it = cache_.find(key); it != cache_.end()) {
     hit = true;
     lru_.splice(lru_.begin(), lru_, it->second.position);
-    return &it->second.predictions;
+    return &it->second;
   }
   hit = false;
   if (!may_simulate) return nullptr;
@@ -102,7 +102,59 @@ const std::vector<Prediction> *Selector::predictions_for(const std::string &shap
   Cached &slot = cache_[key];
   slot.position = lru_.begin();
   slot.predictions = predict_candidates(quantised);
-  return &slot.predictions;
+  return &slot;
+}
+
+double measured_tail(std::span<const double> tails) {
+  if (tails.empty()) return NAN;
+  std::vector<double> sorted(tails.begin(), tails.end());
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+bool measured_worse(std::span<const double> candidate, std::span<const double> native, std::size_t samples,
+                    double margin) {
+  samples = std::max<std::size_t>(1, samples);
+  if (candidate.size() < samples || native.size() < samples) return false;
+  return measured_tail(candidate) > measured_tail(native) * (1.0 + margin);
+}
+
+std::optional<Verdict> Selector::record(const std::string &pattern, std::string_view algorithm, double tail_seconds) {
+  auto it = cache_.find(pattern);
+  if (it == cache_.end() || !std::isfinite(tail_seconds)) return std::nullopt;
+  Cached &slot = it->second;
+  std::deque<double> &tails = slot.tails[std::string(algorithm)];
+  tails.push_back(tail_seconds);
+  while (tails.size() > std::max<std::size_t>(1, options_.feedback_window)) tails.pop_front();
+  auto native = slot.tails.find(std::string(native_name));
+  if (native == slot.tails.end()) return std::nullopt;
+  const std::vector<double> native_tails(native->second.begin(), native->second.end());
+  // A new native measurement may condemn any candidate measured so far; a
+  // candidate's own measurement only itself. Candidates in name order, so
+  // every rank drops the same one first.
+  std::set<std::string, std::less<>> candidates;
+  if (algorithm == native_name) {
+    for (const auto &[name, kept] : slot.tails)
+      if (name != native_name) candidates.insert(name);
+  } else {
+    candidates.insert(std::string(algorithm));
+  }
+  for (const std::string &name : candidates) {
+    if (slot.dropped.count(name)) continue;
+    const std::deque<double> &kept = slot.tails[name];
+    const std::vector<double> candidate_tails(kept.begin(), kept.end());
+    if (!measured_worse(candidate_tails, native_tails, options_.feedback_samples, options_.hysteresis)) continue;
+    slot.dropped.insert(name);
+    return Verdict{name, measured_tail(candidate_tails), measured_tail(native_tails), candidate_tails.size(),
+                   native_tails.size()};
+  }
+  return std::nullopt;
+}
+
+bool Selector::dropped(const std::string &pattern, std::string_view algorithm) const {
+  auto it = cache_.find(pattern);
+  return it != cache_.end() && it->second.dropped.count(algorithm) > 0;
 }
 
 Selection Selector::select(const Params &params) {
@@ -141,29 +193,38 @@ Selection Selector::select(const Params &params) {
       selection.name = native_name;
     } else {
       const bool may_simulate = !current.simulated_once || ++current.calls_since_simulation >= options_.period;
-      const std::vector<Prediction> *predictions = predictions_for(shape, quantised, may_simulate, selection.cache_hit);
-      if (!selection.cache_hit && predictions) {
+      Cached *slot = predictions_for(shape, quantised, may_simulate, selection.cache_hit, selection.pattern);
+      if (!selection.cache_hit && slot) {
         current.calls_since_simulation = 0;
         current.simulated_once = true;
       }
-      if (!predictions) {
+      if (!slot) {
         selection.deferred = true;
+        selection.pattern.clear();
         const Algorithm *kept = find_algorithm(params.collective, current.name);
         selection.name = kept ? kept->name : native_name;
-      } else if (predictions->empty()) {
+      } else if (slot->predictions.empty()) {
         selection.simulated = true;
+        selection.pattern.clear();
         const Algorithm *classic = classic_choice(params);
         selection.name = classic ? classic->name : native_name;
       } else {
         selection.simulated = true;
-        selection.predictions = *predictions;
+        selection.predictions = slot->predictions;
         // Hysteresis from the current choice (native at first); classic
         // algorithms other than native are never chosen here: native
-        // stands for them.
+        // stands for them; neither are the ones this pattern's
+        // measurements dropped.
+        auto usable = [&](const Prediction &p) {
+          return (p.pap_aware || p.name == native_name) && !slot->dropped.count(p.name);
+        };
+        // A dropped incumbent hands over to native: the next PAP-aware
+        // candidate must beat native by the hysteresis to be tried.
         const Prediction *incumbent = find(selection.predictions, current.name);
+        if (incumbent && !usable(*incumbent)) incumbent = find(selection.predictions, native_name);
         const Prediction *best = nullptr;
         for (const Prediction &p : selection.predictions)
-          if (p.pap_aware || p.name == native_name) {
+          if (usable(p)) {
             best = &p;
             break;
           }
@@ -179,9 +240,20 @@ Selection Selector::select(const Params &params) {
         if (!chosen) chosen = &selection.predictions.front();
         current.name = std::string(chosen->name);
         selection.name = chosen->name;
+        // Feedback: while native has fewer than `feedback_samples` runs
+        // under this pattern, every other call of it (from the second) runs
+        // native to measure it; the choice itself (current) is unchanged.
+        if (options_.feedback && chosen->name != native_name && slot->native_runs < options_.feedback_samples &&
+            slot->calls % 2 == 1) {
+          selection.name = native_name;
+          selection.probe = true;
+        }
+        ++slot->calls;
+        if (selection.name == native_name) ++slot->native_runs;
       }
     }
   }
+  if (selection.probe) return selection;  // a measurement, not a change of choice
   selection.changed = last_choice_ != selection.name;
   last_choice_ = std::string(selection.name);
   return selection;

@@ -16,14 +16,25 @@
 //     the last arrival (run time minus the imbalance: what an algorithm can
 //     change) is within `hysteresis` of the best one's, so a noisy pattern
 //     does not flap; the first choice starts from `native`.
+//   - measured feedback (docs/adaptive.md): the caller files each call's
+//     measured time after the last arrival under the pattern it was chosen
+//     for (record); a PAP-aware choice whose median measured tail exceeds
+//     native's by more than `hysteresis` is dropped for that pattern, and
+//     native is run on a few agreed calls of a pattern to measure it.
 // Every rank must choose the same algorithm: the inputs (Params, the PAT
-// vector, the cost model) are the same on every rank and nothing here reads
-// a clock, so the sequence of choices is identical everywhere.
+// vector, the cost model, the measurements, which the caller agrees across
+// ranks before recording them at the same call everywhere) are the same on
+// every rank and nothing here reads a clock, so the sequence of choices is
+// identical everywhere.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <list>
+#include <optional>
+#include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -55,6 +66,15 @@ struct SelectOptions {
   // runtime's predictions of random delays) pays 1/period of a simulation
   // per call. Counted in calls, never in time, so every rank agrees.
   int period = 8;
+  // Measured feedback: the model's choice is checked against what the
+  // calls measure. Per pattern, the last `feedback_window` measured tails
+  // of each algorithm are kept; a verdict needs `feedback_samples` of both
+  // the PAP-aware choice and native, and native is probed on that many
+  // calls of a pattern (every other call from the second) when the model
+  // chose a PAP-aware algorithm for it.
+  bool feedback = true;
+  std::size_t feedback_window = 5;
+  std::size_t feedback_samples = 3;
 };
 
 // The classic algorithms of the size-and-P rule for `params`, in preference
@@ -68,6 +88,23 @@ const Algorithm *classic_choice(const Params &);
 // for the best classic one. Ties keep candidate order (classic first).
 std::vector<Prediction> predict_candidates(const Params &);
 
+// The measured tail of an algorithm under a pattern: the median of its
+// kept measurements (one preempted call does not move it); NaN when empty.
+double measured_tail(std::span<const double> tails);
+// The feedback rule: a PAP-aware candidate is worse than native under a
+// pattern when both have at least `samples` measurements and the
+// candidate's measured tail exceeds native's by more than `margin`
+// (a fraction: 0.05 = 5 %).
+bool measured_worse(std::span<const double> candidate, std::span<const double> native, std::size_t samples,
+                    double margin);
+
+// A PAP-aware choice dropped for one pattern by its measurements.
+struct Verdict {
+  std::string name;                  // the dropped algorithm
+  double tail = 0, native_tail = 0;  // measured tails (medians), seconds
+  std::size_t samples = 0, native_samples = 0;
+};
+
 struct Selection {
   std::string_view name;               // what `auto` runs: "native" or an algorithm
   std::vector<Prediction> predictions; // fastest first (empty when not simulated)
@@ -76,6 +113,11 @@ struct Selection {
   bool changed = false;                // differs from the previous selection
   bool cache_hit = false;
   bool deferred = false;               // a new pattern, kept the current choice (period)
+  // The pattern (shape and quantised vector) whose predictions decided:
+  // the measurement of this call is recorded under it. "" when no
+  // prediction decided (no vector, balanced, small, deferred).
+  std::string pattern;
+  bool probe = false;                  // native run to measure it under `pattern` (feedback)
 };
 
 // One selector per (communicator, collective): holds the cache and the
@@ -89,13 +131,26 @@ class Selector {
   // choice among native and the PAP-aware candidates.
   Selection select(const Params &params);
 
+  // The measured tail (seconds from the last arrival to the last exit,
+  // the same value on every rank) of `algorithm` on a call selected for
+  // `pattern` (Selection::pattern). Returns the verdict when this
+  // measurement drops a PAP-aware choice for the pattern. A pattern no
+  // longer cached is ignored.
+  std::optional<Verdict> record(const std::string &pattern, std::string_view algorithm, double tail_seconds);
+  // True when measurements dropped `algorithm` for `pattern`.
+  bool dropped(const std::string &pattern, std::string_view algorithm) const;
+
+  void set_feedback(bool on) { options_.feedback = on; }
   const SelectOptions &options() const { return options_; }
   std::size_t simulations() const { return simulations_; }  // cache misses so far
 
  private:
-  // nullptr on a miss when `may_simulate` is false. `shape` is shape_key(quantised), computed once per call.
-  const std::vector<Prediction> *predictions_for(const std::string &shape, const Params &quantised,
-                                                 bool may_simulate, bool &hit);
+  struct Cached;
+  // nullptr on a miss when `may_simulate` is false. `shape` is
+  // shape_key(quantised), computed once per call; `key` is set to the
+  // pattern's key.
+  Cached *predictions_for(const std::string &shape, const Params &quantised, bool may_simulate, bool &hit,
+                          std::string &key);
 
   SelectOptions options_;
   std::string last_choice_;  // for Selection::changed
@@ -110,6 +165,11 @@ class Selector {
   struct Cached {
     std::vector<Prediction> predictions;
     std::list<std::string>::iterator position;
+    // Feedback: measured tails per algorithm (newest last), the drops, and
+    // the calls selected for this pattern (of which `native_runs` ran native).
+    std::unordered_map<std::string, std::deque<double>> tails;
+    std::set<std::string, std::less<>> dropped;
+    std::size_t calls = 0, native_runs = 0;
   };
   std::unordered_map<std::string, Cached> cache_;
   std::unordered_map<std::string, double> balanced_;  // shape key -> balanced best-classic time

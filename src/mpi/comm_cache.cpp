@@ -86,6 +86,10 @@ std::set<CommState *> g_states;  // live states, for the finalize sweep
 
 void destroy(CommState *state) {
   if (g_states.erase(state) == 0) return;  // already swept at finalize
+  // `auto`'s measurement exchanges still in flight: every rank started the
+  // same ones and frees the communicator (or finalizes) too, so they complete.
+  for (AutoFeedback::Exchange &exchange : state->feedback.in_flight)
+    if (exchange.request != MPI_REQUEST_NULL) MPI_Wait(&exchange.request, MPI_STATUS_IGNORE);
   if (state->comm != MPI_COMM_NULL) MPI_Comm_free(&state->comm);
   delete state;
 }

@@ -10,6 +10,7 @@
 #include <array>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -83,6 +84,29 @@ struct ArrivalsMailbox {
   bool take(std::vector<double> &out);
 };
 
+// `auto`'s measured feedback on one communicator (dispatch.hpp,
+// docs/adaptive.md): the blocking call being measured and the exchanges of
+// earlier calls' measurements still in flight.
+struct AutoFeedback {
+  std::uint64_t calls = 0;  // auto calls on the communicator so far (agreed: counted alike on every rank)
+  struct Measured {
+    bool armed = false;  // set by `auto` for a call to measure, taken after the blocking call
+    core::Collective collective = core::Collective::reduce;
+    std::string pattern;            // core::Selection::pattern
+    std::string_view algorithm;     // what ran
+    double arrival_offset = 0;      // PAT of the latest rank minus this rank's (seconds)
+  } current;
+  struct Exchange {
+    MPI_Request request = MPI_REQUEST_NULL;
+    double mine[4] = {0, 0, 0, 0}, agreed[4] = {0, 0, 0, 0};  // MPI_MAX of {tail, -elapsed, id, -id}
+    core::Collective collective = core::Collective::reduce;
+    std::string pattern;
+    std::string_view algorithm;
+    std::uint64_t due = 0;  // completed at this auto call
+  };
+  std::deque<Exchange> in_flight;  // oldest first; elements do not move while MPI holds their buffers
+};
+
 struct CommState {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate
   int size = 1;
@@ -103,6 +127,7 @@ struct CommState {
   // last call (PAT_Get_last_algorithm).
   std::array<core::Selector, core::kCollectiveCount> selectors;
   std::array<std::string_view, core::kCollectiveCount> last_algorithm;
+  AutoFeedback feedback;
 
   // The tag of the next collective call: the same on every rank because
   // collectives on a communicator are called in the same order everywhere.

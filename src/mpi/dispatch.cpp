@@ -1,6 +1,8 @@
 #include "dispatch.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -198,12 +200,103 @@ void say_choice(const CommState &state, const core::Params &params, const core::
 
 }  // namespace
 
+namespace {
+
+std::atomic<FeedbackHook> g_feedback_hook{nullptr};
+
+// The name of an algorithm as an exactly representable double (the
+// exchange checks that every rank measured the same one).
+double name_id(std::string_view name) { return static_cast<double>(fnv1a(name.data(), name.size()) >> 12); }
+
+// One line when measurements drop auto's choice for a pattern (rank 0).
+void say_drop(const CommState &state, core::Collective collective, const core::Verdict &verdict,
+              double min_elapsed) {
+  std::fprintf(stderr,
+               "patcoll: auto on %d ranks: %s: dropped %s for this arrival pattern: measured %s ms after the last "
+               "arrival (median of %zu) > native's %s ms (median of %zu) + %.0f %%; the latest rank's own time "
+               "was %s ms\n",
+               state.size, std::string(core::to_string(collective)).c_str(), verdict.name.c_str(),
+               milliseconds(verdict.tail).c_str(), verdict.samples, milliseconds(verdict.native_tail).c_str(),
+               verdict.native_samples, 100 * state.selectors[static_cast<std::size_t>(collective)].options().hysteresis,
+               milliseconds(min_elapsed).c_str());
+  std::fflush(stderr);
+}
+
+// Completes the exchanges due at this auto call (every rank the same ones)
+// and records them; the others are only progressed.
+void collect_feedback(CommState &state, bool verbose) {
+  auto &in_flight = state.feedback.in_flight;
+  while (!in_flight.empty()) {
+    AutoFeedback::Exchange &exchange = in_flight.front();
+    if (exchange.due > state.feedback.calls) {
+      int done = 0;
+      MPI_Test(&exchange.request, &done, MPI_STATUS_IGNORE);  // progress only: recorded when due
+      break;
+    }
+    const int rc = exchange.request == MPI_REQUEST_NULL ? MPI_SUCCESS
+                                                        : MPI_Wait(&exchange.request, MPI_STATUS_IGNORE);
+    const double *agreed = exchange.agreed;
+    // Every rank ran the same algorithm (max == min of its id) by the
+    // selection's agreement; anything else is not recorded, on any rank.
+    if (rc == MPI_SUCCESS && agreed[2] == -agreed[3] && agreed[2] == exchange.mine[2]) {
+      core::Selector &selector = state.selectors[static_cast<std::size_t>(exchange.collective)];
+      if (const std::optional<core::Verdict> verdict = selector.record(exchange.pattern, exchange.algorithm, agreed[0]))
+        if (verbose && state.rank == 0) say_drop(state, exchange.collective, *verdict, -agreed[1]);
+    }
+    in_flight.pop_front();
+  }
+}
+
+}  // namespace
+
+void set_feedback_hook(FeedbackHook hook) { g_feedback_hook.store(hook); }
+
+void measure_blocking_call(CommState &state, double entry_time) {
+  AutoFeedback::Measured &current = state.feedback.current;
+  if (!current.armed) return;
+  current.armed = false;
+  const double elapsed = MPI_Wtime() - entry_time;
+  double tail = elapsed - current.arrival_offset;
+  if (FeedbackHook hook = g_feedback_hook.load()) tail = hook(current.collective, current.algorithm, state.rank, tail);
+  AutoFeedback::Exchange &exchange = state.feedback.in_flight.emplace_back();
+  const double id = name_id(current.algorithm);
+  exchange.mine[0] = tail;
+  exchange.mine[1] = -elapsed;
+  exchange.mine[2] = id;
+  exchange.mine[3] = -id;
+  exchange.collective = current.collective;
+  exchange.pattern = std::move(current.pattern);
+  exchange.algorithm = current.algorithm;
+  exchange.due = state.feedback.calls + kFeedbackLag;
+  if (PMPI_Iallreduce(exchange.mine, exchange.agreed, 4, MPI_DOUBLE, MPI_MAX, state.comm, &exchange.request) !=
+      MPI_SUCCESS) {
+    exchange.request = MPI_REQUEST_NULL;
+    exchange.mine[2] = NAN;  // never recorded
+    warn_once("auto's feedback exchange could not be started; measurements are not used");
+  }
+}
+
 const Entry *choose_auto(CommState &state, const core::Params &params) {
-  const core::Selection selection = state.selectors[static_cast<std::size_t>(params.collective)].select(params);
+  const auto settings = config::settings();
+  const bool verbose = (*settings)[config::Var::verbose].integer > 0;
+  const bool feedback = (*settings)[config::Var::auto_feedback].integer == 1;
+  core::Selector &selector = state.selectors[static_cast<std::size_t>(params.collective)];
+  ++state.feedback.calls;
+  collect_feedback(state, verbose);
+  selector.set_feedback(feedback);
+  const core::Selection selection = selector.select(params);
   const Entry *entry = find_entry(params.collective, selection.name);
   if (!entry) entry = auto_choice(params);
-  const bool verbose = (*config::settings())[config::Var::verbose].integer > 0;
   if (selection.changed && state.rank == 0 && verbose && !params.arrivals.empty()) say_choice(state, params, selection);
+  if (feedback && !selection.pattern.empty() && entry->name == selection.name) {
+    AutoFeedback::Measured &current = state.feedback.current;
+    current.armed = true;
+    current.collective = params.collective;
+    current.pattern = selection.pattern;
+    current.algorithm = entry->name;
+    const auto latest = std::max_element(params.arrivals.begin(), params.arrivals.end());
+    current.arrival_offset = *latest - params.arrivals[static_cast<std::size_t>(state.rank)];
+  }
   return entry;
 }
 
@@ -220,6 +313,7 @@ int select(CommState &state, core::Collective collective, const char *explicit_n
   else name = environment.text;  // "auto" when unset
 
   std::string_view &last = state.last_algorithm[static_cast<std::size_t>(index)];
+  state.feedback.current.armed = false;  // only an auto call of this selection is measured
   if (name == "auto") {
     out = choose_auto(state, params);
     last = out->name;

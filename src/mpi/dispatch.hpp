@@ -11,7 +11,8 @@
 //     -> select            explicit name > communicator > process >
 //                          environment (PATCOLL_<COLL>) > auto; restrictions
 //     -> choose_auto       `auto`: the size rule, or the communicator's
-//                          core::Selector on its PAT vector
+//                          core::Selector on its PAT vector, fed with the
+//                          measured times of earlier calls (feedback)
 //     -> program           the builder's view of the Params (core: which
 //                          algorithms see PATs, and their quantum), the cache
 //                          key, the Program cache
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "comm_cache.hpp"
@@ -77,6 +79,24 @@ int select(CommState &state, core::Collective, const char *explicit_name, const 
 // (prediction on the PAT vector, cache, hysteresis; docs/selection.md,
 // docs/adaptive.md). PATCOLL_VERBOSE=1: rank 0 says every change.
 const Entry *choose_auto(CommState &state, const core::Params &params);
+
+// `auto`'s measured feedback (PATCOLL_AUTO_FEEDBACK, docs/adaptive.md).
+// A blocking call that `auto` chose on a PAT vector measures itself: this
+// rank's elapsed time (entry -> exit) minus how much later than it the
+// latest rank's PAT says the last rank arrived is its estimate of the time
+// from the last arrival to its exit. A non-blocking PMPI_Iallreduce(MAX) on
+// the private duplicate, started here, gives every rank the same tail (the
+// last exit after the last arrival) and the same name of what ran; it is
+// completed `kFeedbackLag` auto calls later, at the same call on every
+// rank, and recorded in the communicator's Selector there (so every rank
+// drops the same choice at the same call). Nothing synchronises the
+// collective itself. `entry_time` is MPI_Wtime() at the call's entry.
+inline constexpr std::uint64_t kFeedbackLag = 2;
+void measure_blocking_call(CommState &state, double entry_time);
+// Test hook: replaces this rank's measured tail (seconds) before the
+// exchange, to inject a measurement; nullptr restores the clock's.
+using FeedbackHook = double (*)(core::Collective, std::string_view algorithm, int rank, double tail);
+void set_feedback_hook(FeedbackHook hook);
 
 // Schedule inputs every rank must agree on (docs/agreement.md). Each rank
 // hashes its value and one PMPI_Allreduce(MAX) over {hash, ~hash, invalid}

@@ -58,6 +58,9 @@ struct Run {
   // follows the PAT vector or buffers are packed.
   bool reusable = false;
   CommState *state = nullptr;  // program: the communicator's state (its tags)
+  // A blocking run of this call measures itself for `auto`'s feedback
+  // (dispatch.hpp: measure_blocking_call); nullptr: not measured.
+  CommState *measured = nullptr;
 };
 
 // What a handle's run has done, read without progressing it (the test that

@@ -2,6 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "core/algorithm.hpp"
 #include "core/select.hpp"
@@ -194,6 +198,138 @@ TEST(Select, ANewPatternIsSimulatedAtMostOncePerPeriodCalls) {
   EXPECT_EQ(simulated, 3);  // calls 0, 4, 8
   EXPECT_EQ(deferred, 9);
   EXPECT_EQ(selector.simulations(), 3u);
+}
+
+// Measured feedback (docs/adaptive.md): the rule and its bookkeeping.
+
+TEST(SelectFeedback, TheMeasuredTailIsTheMedianOfTheKeptMeasurements) {
+  EXPECT_DOUBLE_EQ(measured_tail(std::vector<double>{3e-3, 1e-3, 2e-3}), 2e-3);
+  EXPECT_DOUBLE_EQ(measured_tail(std::vector<double>{1e-3, 3e-3}), 2e-3);
+  // One preempted call among five does not move it.
+  EXPECT_DOUBLE_EQ(measured_tail(std::vector<double>{1e-3, 1e-3, 0.5, 1e-3, 1e-3}), 1e-3);
+  EXPECT_TRUE(std::isnan(measured_tail(std::vector<double>{})));
+}
+
+TEST(SelectFeedback, WorseMeansBothMeasuredEnoughAndBeyondTheMargin) {
+  const std::vector<double> native{10e-3, 10e-3, 10e-3};
+  EXPECT_TRUE(measured_worse(std::vector<double>{12e-3, 12e-3, 12e-3}, native, 3, 0.05));
+  EXPECT_FALSE(measured_worse(std::vector<double>{10.4e-3, 10.4e-3, 10.4e-3}, native, 3, 0.05));  // within 5 %
+  EXPECT_FALSE(measured_worse(std::vector<double>{12e-3, 12e-3}, native, 3, 0.05));             // too few
+  EXPECT_FALSE(measured_worse(std::vector<double>{12e-3, 12e-3, 12e-3}, std::vector<double>{10e-3}, 3, 0.05));
+  EXPECT_FALSE(measured_worse(std::vector<double>{9e-3, 9e-3, 30e-3}, native, 3, 0.05));  // one slow call
+}
+
+// A one-late pattern for which the model chooses a PAP-aware algorithm.
+Params one_late_call(Collective collective) {
+  Params p = call(collective, 8, 1 << 20);
+  p.arrivals = one_late(8, 7, balanced_best_classic(p));
+  return p;
+}
+
+TEST(SelectFeedback, NativeIsProbedOnEveryOtherCallOfAPatternUntilMeasured) {
+  Selector selector;
+  const Params p = one_late_call(Collective::allreduce);
+  const Selection first = selector.select(p);
+  ASSERT_NE(first.name, native_name);
+  ASSERT_FALSE(first.pattern.empty());
+  const std::string chosen(first.name);
+  std::vector<std::string> names{chosen};
+  for (int k = 1; k < 9; ++k) {
+    const Selection s = selector.select(p);
+    names.emplace_back(s.name);
+    EXPECT_EQ(s.pattern, first.pattern);
+    EXPECT_EQ(s.probe, s.name == native_name);
+    EXPECT_FALSE(s.changed) << "call " << k;  // a probe is not a change of choice, nor the return from it
+  }
+  const std::vector<std::string> want{chosen, "native", chosen, "native", chosen, "native", chosen, chosen, chosen};
+  EXPECT_EQ(names, want);
+}
+
+TEST(SelectFeedback, WithFeedbackOffNativeIsNeverProbed) {
+  Selector selector(SelectOptions{.feedback = false});
+  const Params p = one_late_call(Collective::reduce);
+  const std::string chosen(selector.select(p).name);
+  ASSERT_NE(chosen, native_name);
+  for (int k = 0; k < 8; ++k) EXPECT_EQ(selector.select(p).name, chosen);
+}
+
+TEST(SelectFeedback, AChoiceMeasuredSlowerThanNativeIsDroppedForThatPatternOnly) {
+  for (Collective c : {Collective::reduce, Collective::allreduce}) {
+    Selector selector;
+    const Params p = one_late_call(c);
+    // Every PAP-aware algorithm the model tries measures 20 % slower than
+    // native: one by one they are dropped, and auto ends on native.
+    std::set<std::string> dropped;
+    std::string name;
+    for (int k = 0; k < 200; ++k) {
+      const Selection s = selector.select(p);
+      name = std::string(s.name);
+      EXPECT_FALSE(dropped.count(name)) << to_string(c) << ": a dropped algorithm ran again";
+      const double tail = name == native_name ? 10e-3 : 12e-3;
+      if (const std::optional<Verdict> verdict = selector.record(s.pattern, s.name, tail)) {
+        // Judged when the later of the two sides' third measurement arrives.
+        EXPECT_NE(verdict->name, native_name);
+        EXPECT_DOUBLE_EQ(verdict->tail, 12e-3);
+        EXPECT_DOUBLE_EQ(verdict->native_tail, 10e-3);
+        EXPECT_EQ(verdict->samples, selector.options().feedback_samples);
+        EXPECT_TRUE(selector.dropped(s.pattern, verdict->name));
+        dropped.insert(verdict->name);
+      }
+    }
+    EXPECT_EQ(name, native_name) << to_string(c);
+    EXPECT_FALSE(dropped.empty()) << to_string(c);
+    // Another pattern (a different late rank) is judged on its own.
+    Params other = p;
+    other.arrivals = one_late(8, 3, p.arrivals[7]);
+    EXPECT_NE(selector.select(other).name, native_name) << to_string(c);
+  }
+}
+
+TEST(SelectFeedback, AChoiceMeasuredWithinTheMarginOrFasterIsKept) {
+  for (double ratio : {0.5, 1.0, 1.04}) {
+    Selector selector;
+    const Params p = one_late_call(Collective::allreduce);
+    const std::string chosen(selector.select(p).name);
+    ASSERT_NE(chosen, native_name);
+    std::string name;
+    for (int k = 0; k < 30; ++k) {
+      const Selection s = selector.select(p);
+      name = std::string(s.name);
+      EXPECT_FALSE(selector.record(s.pattern, s.name, name == native_name ? 10e-3 : 10e-3 * ratio)) << ratio;
+    }
+    EXPECT_EQ(name, chosen) << ratio;
+  }
+}
+
+TEST(SelectFeedback, TheSameMeasurementsGiveTheSameChoicesOnEveryRank) {
+  // The caller agrees the measurements across ranks (one allreduce), so
+  // two selectors fed the same sequence must choose alike call by call.
+  Selector a, b;
+  Params p = one_late_call(Collective::reduce);
+  const double d = p.arrivals[7];
+  int drops = 0;
+  for (int k = 0; k < 60; ++k) {
+    p.arrivals = one_late(8, 7 - (k / 20), d);
+    const Selection x = a.select(p), y = b.select(p);
+    ASSERT_EQ(x.name, y.name) << "call " << k;
+    ASSERT_EQ(x.pattern, y.pattern);
+    const double tail = x.name == native_name ? 10e-3 : (k % 3 ? 14e-3 : 9e-3);
+    const bool dropped_a = a.record(x.pattern, x.name, tail).has_value();
+    EXPECT_EQ(dropped_a, b.record(y.pattern, y.name, tail).has_value());
+    drops += dropped_a;
+  }
+  EXPECT_GE(drops, 3);  // at least one drop under each of the three patterns
+}
+
+TEST(SelectFeedback, AMeasurementOfAnUnknownPatternIsIgnored) {
+  Selector selector;
+  EXPECT_FALSE(selector.record("no such pattern", native_name, 1e-3));
+  EXPECT_FALSE(selector.record("", "clairvoyant", 1e-3));
+  // Calls that no prediction decided are filed under no pattern.
+  Params balanced = call(Collective::reduce, 8, 1 << 20);
+  balanced.arrivals.assign(8, 0.0);
+  EXPECT_TRUE(selector.select(balanced).pattern.empty());
+  EXPECT_TRUE(selector.select(call(Collective::reduce, 8, 1 << 20)).pattern.empty());
 }
 
 }  // namespace

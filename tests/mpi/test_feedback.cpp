@@ -1,0 +1,209 @@
+// MPI driver: `auto`'s measured feedback (PATCOLL_AUTO_FEEDBACK,
+// docs/adaptive.md). The measurements are injected through the dispatch
+// path's test hook (no timed assertion); the selection, the exchange and
+// the agreement are the library's own. Facts:
+//  - a PAP-aware choice whose measured time after the last arrival exceeds
+//    native's is dropped for that pattern, and auto ends on native;
+//  - one rank measuring it slower is enough (the exchange is a MAX), and
+//    every rank drops it at the same call;
+//  - a choice measured faster than native is kept; native runs on exactly
+//    `feedback_samples` calls of the pattern to measure it;
+//  - with PATCOLL_AUTO_FEEDBACK=0 nothing is probed or dropped;
+//  - with the real clock every rank still chooses alike on every call, and
+//    freeing a communicator with exchanges in flight does not hang.
+// Every call's result is checked against PMPI's.
+#include <mpi.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/select.hpp"
+#include "mpi/dispatch.hpp"
+#include "mpi/registry.hpp"
+#include "mpi_test.hpp"
+#include "patcoll.h"
+
+namespace {
+
+using patcoll::core::Collective;
+
+enum class Measured { clock, pap_slower, one_rank_says_slower, pap_faster };
+Measured g_measured = Measured::clock;
+
+// The injected tail of one rank: native 10 ms; a PAP-aware algorithm 20 ms
+// (slower), 20 ms on rank 1 only and 5 ms elsewhere, or 5 ms (faster). A
+// per-rank jitter makes every rank's value differ.
+double injected(Collective, std::string_view algorithm, int rank, double tail) {
+  const double jitter = 1e-5 * rank;
+  const bool native = algorithm == "native";
+  switch (g_measured) {
+    case Measured::clock:
+      return tail;
+    case Measured::pap_slower:
+      return (native ? 10e-3 : 20e-3) + jitter;
+    case Measured::one_rank_says_slower:
+      return native ? 10e-3 + jitter : rank == 1 ? 20e-3 : 5e-3 + jitter;
+    case Measured::pap_faster:
+      return (native ? 10e-3 : 5e-3) + jitter;
+  }
+  return tail;
+}
+
+std::string last(MPI_Comm comm, const char *collective) {
+  const char *name = nullptr;
+  if (PAT_Get_last_algorithm(comm, collective, &name) != MPI_SUCCESS) return "error";
+  return name ? name : "(none)";
+}
+
+bool agreed(MPI_Comm comm, const std::string &text) {
+  char mine[64] = {};
+  std::strncpy(mine, text.c_str(), sizeof mine - 1);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<char> all(64 * static_cast<std::size_t>(size));
+  PMPI_Allgather(mine, 64, MPI_CHAR, all.data(), 64, MPI_CHAR, comm);
+  for (int r = 0; r < size; ++r)
+    if (std::strncmp(all.data() + 64 * r, mine, 64) != 0) return false;
+  return true;
+}
+
+// `calls` blocking auto calls of `collective` on a fresh duplicate of
+// `parent` with the last rank late in the PAT vector; the algorithm of
+// each call. Checks every result and that every rank chose alike.
+std::vector<std::string> run_calls(patcoll::test::Suite &suite, MPI_Comm parent, Collective collective, int calls,
+                                   const std::string &what) {
+  MPI_Comm comm;
+  MPI_Comm_dup(parent, &comm);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int count = 1 << 18;  // 1 MiB of floats: above auto's 16 KiB
+  std::vector<float> send(count), got(count), want(count);
+  for (int i = 0; i < count; ++i) send[static_cast<std::size_t>(i)] = static_cast<float>((rank + 1) * (i % 5));
+  const int root = 0;
+  if (collective == Collective::allreduce) PMPI_Allreduce(send.data(), want.data(), count, MPI_FLOAT, MPI_SUM, comm);
+  else PMPI_Reduce(send.data(), want.data(), count, MPI_FLOAT, MPI_SUM, root, comm);
+  // The last rank late by the model's balanced time (the built-in cost
+  // model: the tests set no PATCOLL_MODEL), as in tests/unit/test_select.cpp.
+  patcoll::core::Params call;
+  call.collective = collective;
+  call.procs = size;
+  call.count = count;
+  call.element_bytes = sizeof(float);
+  double balanced = 1.0;
+  for (const patcoll::core::Prediction &p : patcoll::core::predict_candidates(call))
+    if (p.name == patcoll::core::native_name) balanced = p.seconds;
+  std::vector<double> pats(static_cast<std::size_t>(size), 0.0);
+  pats[static_cast<std::size_t>(size - 1)] = balanced;
+  PAT_Set_arrivals(comm, pats.data());
+  const char *name = collective == Collective::allreduce ? "allreduce" : "reduce";
+  const std::string where = " (" + what + ", P=" + std::to_string(size) + ")";
+  std::vector<std::string> chosen;
+  bool results = true, agreement = true;
+  for (int k = 0; k < calls; ++k) {
+    std::fill(got.begin(), got.end(), -1.0f);
+    const int rc = collective == Collective::allreduce
+                       ? PAT_Allreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm)
+                       : PAT_Reduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, root, comm);
+    results = results && rc == MPI_SUCCESS && (collective == Collective::reduce && rank != root ? true : got == want);
+    chosen.push_back(last(comm, name));
+    agreement = agreement && agreed(comm, chosen.back());
+  }
+  suite.check(results, std::string(name) + ": every call's result" + where);
+  suite.check(agreement, std::string(name) + ": every rank chose the same algorithm on every call" + where);
+  PAT_Set_arrivals(comm, nullptr);
+  MPI_Comm_free(&comm);  // exchanges may still be in flight: completed, not hung
+  return chosen;
+}
+
+bool pap_aware(const std::string &name) {
+  const patcoll::mpi::Entry *entry = nullptr;
+  for (Collective c : {Collective::reduce, Collective::allreduce})
+    if (!entry) entry = patcoll::mpi::find_entry(c, name);
+  return entry && !entry->native() && (entry->restrictions & patcoll::core::pap_aware);
+}
+
+std::string joined(const std::vector<std::string> &names) {
+  std::string out;
+  for (const std::string &n : names) out += (out.empty() ? "" : " ") + n;
+  return out;
+}
+
+void run(patcoll::test::Suite &suite, MPI_Comm parent) {
+  const int calls = 40;
+  for (Collective collective : {Collective::allreduce, Collective::reduce}) {
+    const std::string coll = collective == Collective::allreduce ? "allreduce" : "reduce";
+    for (Measured measured : {Measured::pap_slower, Measured::one_rank_says_slower}) {
+      g_measured = measured;
+      const std::string what = measured == Measured::pap_slower ? "every rank measures it slower"
+                                                                : "only rank 1 measures it slower";
+      const std::vector<std::string> names = run_calls(suite, parent, collective, calls, what);
+      const std::string first = names.front();
+      int size = 1;
+      MPI_Comm_size(parent, &size);
+      if (size == 4 || size == 8)  // (the model's side: tests/unit/test_select.cpp)
+        suite.check(pap_aware(first), coll + ": one late, P = 4, 8: the model chooses a PAP-aware algorithm (" +
+                                          first + ")");
+      if (!pap_aware(first)) {  // the model chose native (small P, one rank): nothing to drop or probe
+        suite.check(joined(names) == joined(std::vector<std::string>(calls, first)),
+                    coll + ": the model's choice throughout when it is not PAP-aware (" + joined(names) + ", P=" +
+                        std::to_string(size) + ")");
+        continue;
+      }
+      // Dropped once both sides have 3 measurements (call 5) and the
+      // exchange is back (2 calls later): from call 7 on it never runs.
+      bool after = false;
+      for (int k = 7; k < calls; ++k) after = after || names[static_cast<std::size_t>(k)] == first;
+      suite.check(!after, coll + ": " + first + " is dropped by call 7 (" + joined(names) + "; " + what +
+                              ", P=" + std::to_string(size) + ")");
+      suite.check(names.back() == "native" && names[calls - 2] == "native",
+                  coll + ": auto ends on native (" + joined(names) + "; " + what + ", P=" + std::to_string(size) +
+                      ")");
+    }
+
+    // Measured faster: kept; native measured on exactly 3 calls (1, 3, 5).
+    g_measured = Measured::pap_faster;
+    const std::vector<std::string> names = run_calls(suite, parent, collective, calls, "measured faster");
+    const std::string first = names.front();
+    int natives = 0;
+    for (const std::string &n : names) natives += n == "native";
+    if (pap_aware(first)) {
+      std::vector<std::string> want(calls, first);
+      want[1] = want[3] = want[5] = "native";
+      suite.check(names == want, coll + ": measured faster is kept, native probed on calls 1, 3, 5 (" +
+                                     joined(names) + ")");
+    }
+
+    // Feedback off: the model alone, the same algorithm every call.
+    g_measured = Measured::pap_slower;
+    patcoll::test::set_configuration("PATCOLL_AUTO_FEEDBACK", "0");
+    const std::vector<std::string> off = run_calls(suite, parent, collective, calls, "feedback off");
+    patcoll::test::set_configuration("PATCOLL_AUTO_FEEDBACK", nullptr);
+    suite.check(joined(off) == joined(std::vector<std::string>(calls, off.front())),
+                coll + ": PATCOLL_AUTO_FEEDBACK=0: the model's choice every call (" + joined(off) + ")");
+
+    // The real clock: whatever it measures, every rank agrees (run_calls).
+    g_measured = Measured::clock;
+    run_calls(suite, parent, collective, calls, "measured by the clock");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  patcoll::mpi::set_feedback_hook(injected);
+  patcoll::test::Suite suite;
+  run(suite, MPI_COMM_WORLD);
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  run(suite, half);
+  MPI_Comm_free(&half);
+  patcoll::mpi::set_feedback_hook(nullptr);
+  const int rc = suite.finish();
+  MPI_Finalize();
+  return rc;
+}

@@ -59,6 +59,8 @@ std::string restrictions_to_string(std::uint32_t restrictions);
 
 using BuildRank = Program (*)(const Params &, int rank);
 using BuildAll = std::vector<Program> (*)(const Params &);
+struct FlatPrograms;  // flat.hpp
+using BuildFlat = FlatPrograms (*)(const Params &);
 
 struct Algorithm {
   Collective collective;
@@ -68,6 +70,10 @@ struct Algorithm {
   BuildRank build_rank;  // one rank's Program (the MPI path)
   BuildAll build_all;    // every rank's, the per-parameter plan computed once
                          // (null: build_rank for each rank; builders/plan.hpp)
+  // Every rank's, straight into the simulator's form (flat.hpp), the same
+  // steps as build_all (tests/unit/test_flat.cpp); null: build_flat()
+  // flattens the Programs as it builds them.
+  BuildFlat build_flat = nullptr;
 };
 
 // Every core algorithm, in a fixed order (listing order of --list).

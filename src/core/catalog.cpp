@@ -23,9 +23,9 @@ const Algorithm kAlgorithms[] = {
     {C::reduce, "rabenseifner", none, "recursive-halving reduce-scatter, binomial gather ([M] butterfly)", reduce_rabenseifner, nullptr},
     {C::reduce, "radix_k", takes_radix, "radix-k reduce-scatter, binomial gather in each group; Params::radix ([M] 5.5.4)", reduce_radix_k, nullptr},
     // --- MPI_Reduce: schedule-based (Clairvoyant, greedy) ----------------
-    {C::reduce, "clairvoyant", scheduled, "PAT-driven Clairvoyant schedule of N segments ([M], [PO] segment tree)", reduce_clairvoyant_rank, reduce_clairvoyant},
-    {C::reduce, "uni_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", reduce_uni_greedy_rank, reduce_uni_greedy},
-    {C::reduce, "bi_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, bidirectional ports ([LL] Alg. 2)", reduce_bi_greedy_rank, reduce_bi_greedy},
+    {C::reduce, "clairvoyant", scheduled, "PAT-driven Clairvoyant schedule of N segments ([M], [PO] segment tree)", reduce_clairvoyant_rank, reduce_clairvoyant, reduce_clairvoyant_flat},
+    {C::reduce, "uni_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", reduce_uni_greedy_rank, reduce_uni_greedy, reduce_uni_greedy_flat},
+    {C::reduce, "bi_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, bidirectional ports ([LL] Alg. 2)", reduce_bi_greedy_rank, reduce_bi_greedy, reduce_bi_greedy_flat},
     // --- MPI_Allreduce: classic ------------------------------------------
     {C::allreduce, "ring", commutative, "ring reduce-scatter, ring allgather", allreduce_ring, nullptr},
     {C::allreduce, "rabenseifner", none, "recursive halving, then recursive doubling", allreduce_rabenseifner, nullptr},

@@ -12,9 +12,10 @@
 // At P = 10^5 the cost is memory latency, not arithmetic: the event loop
 // visits ranks in time order, i.e. at random, so the data structures are
 // laid out for one cache miss per visit where possible (docs/builders.md,
-// "P = 100 000 in the simulator"): the Programs flattened into one array of
-// 24-byte ops, a 64-byte rank state, a 4-ary heap of 24-byte events, an
-// open-addressing table of the pairs with unmatched posts only.
+// "The simulator at P = 100 000"): the Programs flattened into one array
+// of 32-byte ops laid out by round (flat.hpp), a 64-byte rank state, a
+// 4-ary heap of 24-byte events, an open-addressing table of the pairs with
+// unmatched posts only.
 #include "simulate.hpp"
 
 #include <algorithm>
@@ -232,70 +233,17 @@ struct alignas(64) RankState {
   double recv_port_free = 0;  // unused in the unidirectional model
 };
 
-// The Programs flattened once per simulation: every rank's ops, rank by
-// rank and step by step, 24 bytes each, in one array, step and Program ends
-// marked in the ops themselves. The event loop visits ranks in time order,
-// i.e. at random; reading a rank's next step from the Programs (a vector of
-// 56-byte Ops per step, allocated apart) cost two or three cache misses per
-// step at P = 10^5, here one (the line after the previous step's ops).
-struct FlatOp {
-  static constexpr std::uint8_t kLast = 1;        // the last op of its step
-  static constexpr std::uint8_t kProgramEnd = 2;  // ... and of its rank's Program
-  static constexpr std::uint8_t kEmpty = 4;       // stands for an empty step (no op)
-  std::int64_t offset = 0;  // of the region it touches: send: src; recv: dst (unused for local ops)
-  std::int64_t count = 0;   // elements: send and local: src.count; recv: dst.count
-  std::int32_t peer = -1;
-  OpKind kind = OpKind::local;
-  Combine combine = Combine::store;
-  Buffer buffer = Buffer::send;
-  std::uint8_t flags = 0;
-
-  FlatOp() = default;
-
-  explicit FlatOp(const Op &op) : peer(op.peer), kind(op.kind), combine(op.combine) {
-    const Region &region = op.kind == OpKind::recv ? op.dst : op.src;
-    offset = region.offset;
-    count = region.count;
-    buffer = region.buffer;
-  }
-  bool combining_recv() const { return kind == OpKind::recv && combine != Combine::store; }
-  // A send or a store-recv: a combine into memory it touches waits for it.
-  bool barrier() const { return kind == OpKind::send || (kind == OpKind::recv && combine == Combine::store); }
-  bool touches(const FlatOp &other) const {
-    return buffer == other.buffer && count > 0 && other.count > 0 && offset < other.offset + other.count &&
-           other.offset < offset + count;
-  }
-};
-
 class Simulator {
  public:
-  Simulator(const Params &params, const std::vector<Program> &programs, const SimulateOptions &options)
-      : params_(params), programs_(programs), options_(options), ranks_(programs.size()), done_(programs.size()) {
-    std::size_t ops = 0;
-    for (const Program &program : programs)
-      for (const Step &step : program.steps) ops += std::max<std::size_t>(1, step.ops.size());
-    ops_.reserve(ops);
-    rank_first_op_.reserve(programs.size() + 1);
-    for (const Program &program : programs) {
-      rank_first_op_.push_back(ops_.size());
-      for (const Step &step : program.steps) {
-        if (step.ops.empty()) {
-          ops_.emplace_back().flags = FlatOp::kEmpty;
-        } else {
-          for (const Op &op : step.ops) ops_.emplace_back(op);
-        }
-        ops_.back().flags |= FlatOp::kLast;
-      }
-      if (!program.steps.empty()) ops_.back().flags |= FlatOp::kProgramEnd;
-    }
-    rank_first_op_.push_back(ops_.size());
-  }
+  Simulator(const Params &params, const FlatPrograms &flat, const SimulateOptions &options)
+      : params_(params), flat_(flat), ops_(flat.ops), options_(options), ranks_(static_cast<std::size_t>(flat.procs)),
+        done_(static_cast<std::size_t>(flat.procs)) {}
 
   SimulateResult run() {
-    const int procs = static_cast<int>(programs_.size());
+    const int procs = flat_.procs;
     result_.arrival.assign(static_cast<std::size_t>(procs), 0.0);
     if (!params_.arrivals.empty()) {
-      if (params_.arrivals.size() != programs_.size()) {
+      if (params_.arrivals.size() != static_cast<std::size_t>(procs)) {
         result_.error = "the arrival vector has " + std::to_string(params_.arrivals.size()) + " entries for " +
                         std::to_string(procs) + " programs";
         return std::move(result_);
@@ -303,21 +251,21 @@ class Simulator {
       result_.arrival = params_.arrivals;
     }
     result_.exit.assign(static_cast<std::size_t>(procs), 0.0);
-    if (ops_.size() > std::numeric_limits<std::uint32_t>::max()) {  // > 200 GB of Programs: not reached
-      result_.error = "more than 2^32 ops to simulate";
+    if (!flat_.error.empty()) {
+      result_.error = flat_.error;
       return std::move(result_);
     }
     for (int rank = 0; rank < procs && result_.error.empty(); ++rank) {
-      if (programs_[static_cast<std::size_t>(rank)].rank != rank) {
+      if (rank == flat_.misplaced) {
         result_.error = "programs[" + std::to_string(rank) + "] is the program of rank " +
-                        std::to_string(programs_[static_cast<std::size_t>(rank)].rank);
+                        std::to_string(flat_.misplaced_rank);
         break;
       }
       const double start = result_.arrival[static_cast<std::size_t>(rank)];
       RankState &state = ranks_[static_cast<std::size_t>(rank)];
       state.send_port_free = state.recv_port_free = start;
-      state.cursor = static_cast<std::uint32_t>(rank_first_op_[static_cast<std::size_t>(rank)]);
-      if (state.cursor == rank_first_op_[static_cast<std::size_t>(rank) + 1]) finish(rank, start);  // no steps
+      state.cursor = flat_.first[static_cast<std::size_t>(rank)];
+      if (state.cursor == FlatOp::kNone) finish(rank, start);  // no steps
       else run_steps_from(rank, start);
     }
     while (result_.error.empty() && !events_.empty()) {
@@ -362,8 +310,9 @@ class Simulator {
   // Moves `state` past the step whose ops end at `last`; false when that
   // was the Program's last step.
   bool next_step(RankState &state, std::size_t last) {
-    if (ops_[last - 1].flags & FlatOp::kProgramEnd) return false;
-    state.cursor = static_cast<std::uint32_t>(last);
+    const std::uint32_t next = ops_[last - 1].next;
+    if (next == FlatOp::kNone) return false;
+    state.cursor = next;
     ++state.step;
     return true;
   }
@@ -403,7 +352,7 @@ class Simulator {
         const FlatOp &op = ops_[o];
         if (op.kind == OpKind::local) continue;
         const int index = static_cast<int>(o - first);  // within the step
-        if (op.peer < 0 || op.peer >= static_cast<int>(programs_.size()) || op.peer == rank) {
+        if (op.peer < 0 || op.peer >= flat_.procs || op.peer == rank) {
           result_.error = "rank " + std::to_string(rank) + " step " + std::to_string(state.step) + ": " +
                           std::string(to_string(op.kind)) + " to an invalid peer " + std::to_string(op.peer);
           return;
@@ -598,7 +547,7 @@ class Simulator {
   }
 
   void summarise() {
-    const std::size_t procs = programs_.size();
+    const auto procs = static_cast<std::size_t>(flat_.procs);
     if (procs == 0) return;
     const double first_arrival = *std::min_element(result_.arrival.begin(), result_.arrival.end());
     const double last_exit = *std::max_element(result_.exit.begin(), result_.exit.end());
@@ -614,11 +563,10 @@ class Simulator {
   }
 
   const Params &params_;
-  const std::vector<Program> &programs_;
+  const FlatPrograms &flat_;
+  const std::vector<FlatOp> &ops_;
   const SimulateOptions &options_;
   std::vector<RankState> ranks_;
-  std::vector<std::size_t> rank_first_op_;  // P + 1 entries: rank r's ops are ops_[[r], [r + 1])
-  std::vector<FlatOp> ops_;
   std::vector<std::vector<double>> done_;  // per rank: completion time of each op of a `general` step
   std::vector<Message> messages_;
   std::vector<std::int64_t> free_messages_;
@@ -634,8 +582,12 @@ class Simulator {
 
 }  // namespace
 
-SimulateResult simulate(const Params &params, const std::vector<Program> &programs, const SimulateOptions &options) {
+SimulateResult simulate(const Params &params, const FlatPrograms &programs, const SimulateOptions &options) {
   return Simulator(params, programs, options).run();
+}
+
+SimulateResult simulate(const Params &params, const std::vector<Program> &programs, const SimulateOptions &options) {
+  return simulate(params, flatten(programs), options);
 }
 
 SimulateResult simulate(const Algorithm &algorithm, const Params &params, const SimulateOptions &options) {
@@ -644,7 +596,7 @@ SimulateResult simulate(const Algorithm &algorithm, const Params &params, const 
     result.error = std::move(reason);
     return result;
   }
-  return simulate(params, build_all(algorithm, params), options);
+  return simulate(params, build_flat(algorithm, params), options);
 }
 
 }  // namespace patcoll::core

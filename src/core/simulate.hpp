@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "algorithm.hpp"
+#include "flat.hpp"
 #include "ir.hpp"
 
 namespace patcoll::core {
@@ -93,6 +94,9 @@ struct SimulateResult {
 // Executes `programs` (one per rank, programs[i].rank == i) with the cost
 // model, element size and arrival times of `params`.
 SimulateResult simulate(const Params &, const std::vector<Program> &, const SimulateOptions & = {});
+// The same for Programs already flattened (flat.hpp: flatten() or
+// build_flat()); the vector overload is this one after flatten().
+SimulateResult simulate(const Params &, const FlatPrograms &, const SimulateOptions & = {});
 
 // Builds every rank's Program with `algorithm` and simulates it; the error
 // names the restriction when the algorithm cannot serve `params`.

@@ -419,7 +419,7 @@ int run(int argc, char **argv) {
                     std::string error = unsupported_reason(*algorithm, params);
                     if (error.empty()) {
                       const auto t0 = time_now();
-                      const auto programs = build_all(*algorithm, params);
+                      const FlatPrograms programs = build_flat(*algorithm, params);
                       const auto t1 = time_now();
                       SimulateOptions case_options = options;
                       case_options.record_timeline = !timeline_png.empty() || !timeline_csv.empty();

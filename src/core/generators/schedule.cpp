@@ -40,17 +40,17 @@ std::vector<Span> schedule_spans(const Schedule &schedule, const Params &params)
   return segment_spans(explicit_sizes ? params : Params{}, params.count, schedule.segments);
 }
 
-Program rank_program(const Schedule &schedule, const Params &params, const std::vector<Span> &spans, int rank) {
-  const int procs = params.procs;
+// Emits rank `rank`'s steps, emit(ops, count, round), in order: the one
+// conversion of a schedule, for Programs and for the simulator's flat form.
+template <typename Emit>
+void rank_steps(const Schedule &schedule, const Params &params, const std::vector<Span> &spans, int rank, Emit &&emit) {
   const std::int64_t count = params.count;
-  const bool is_root = rank == params.root;
-  const Buffer accumulator = is_root ? Buffer::recv : Buffer::scratch;
-  Program program{rank, procs, is_root ? 0 : count, {}};
+  const Buffer accumulator = rank == params.root ? Buffer::recv : Buffer::scratch;
   auto segment_region = [&](int segment) {
     const Span span = spans[static_cast<std::size_t>(segment)];
     return Region{accumulator, span.offset, span.count};
   };
-  Op copy = copy_op(send_buf(0, count), Region{accumulator, 0, count});
+  const Op copy = copy_op(send_buf(0, count), Region{accumulator, 0, count});
   std::vector<bool> holds(static_cast<std::size_t>(schedule.segments), true);
   const RankSchedule empty;
   const RankSchedule &mine = rank < static_cast<int>(schedule.ranks.size()) ? schedule.ranks[rank] : empty;
@@ -60,25 +60,33 @@ Program rank_program(const Schedule &schedule, const Params &params, const std::
     int round = std::numeric_limits<int>::max();
     if (in < mine.recv.size()) round = std::min(round, mine.recv[in].round);
     if (out < mine.send.size()) round = std::min(round, mine.send[out].round);
-    std::vector<Op> ops;
-    if (!copied) ops.push_back(copy), copied = true;
+    Op ops[3];
+    std::size_t n = 0;
+    if (!copied) ops[n++] = copy, copied = true;
     // The send reads the accumulator before the recv lands (step phases),
     // and never the segment received in the same round.
     int sent_segment = -1;
     if (out < mine.send.size() && mine.send[out].round == round) {
       const Transfer &t = mine.send[out++];
-      ops.push_back(send_op(t.peer, segment_region(t.segment)));
+      ops[n++] = send_op(t.peer, segment_region(t.segment));
       sent_segment = t.segment;
     }
     if (in < mine.recv.size() && mine.recv[in].round == round) {
       const Transfer &t = mine.recv[in++];
-      ops.push_back(recv_op(t.peer, segment_region(t.segment), holds[t.segment] ? Combine::left : Combine::store));
+      ops[n++] = recv_op(t.peer, segment_region(t.segment), holds[t.segment] ? Combine::left : Combine::store);
       holds[t.segment] = true;
     }
     if (sent_segment >= 0) holds[sent_segment] = false;
-    add_step(program, std::move(ops), round);
+    emit(ops, n, round);
   }
-  if (!copied) add_step(program, {copy}, 0);
+  if (!copied) emit(&copy, 1, 0);
+}
+
+Program rank_program(const Schedule &schedule, const Params &params, const std::vector<Span> &spans, int rank) {
+  Program program{rank, params.procs, rank == params.root ? 0 : params.count, {}};
+  rank_steps(schedule, params, spans, rank, [&](const Op *ops, std::size_t n, int round) {
+    add_step(program, std::vector<Op>(ops, ops + n), round);
+  });
   return program;
 }
 
@@ -94,6 +102,19 @@ std::vector<Program> schedule_to_programs(const Schedule &schedule, const Params
   programs.reserve(static_cast<std::size_t>(params.procs));
   for (int rank = 0; rank < params.procs; ++rank) programs.push_back(rank_program(schedule, params, spans, rank));
   return programs;
+}
+
+FlatPrograms schedule_to_flat(const Schedule &schedule, const Params &params) {
+  const std::vector<Span> spans = schedule_spans(schedule, params);
+  std::size_t transfers = 0;
+  for (const RankSchedule &rank : schedule.ranks) transfers += rank.send.size() + rank.recv.size();
+  FlatBuilder builder(params.procs, transfers + static_cast<std::size_t>(params.procs));
+  for (int rank = 0; rank < params.procs; ++rank) {
+    builder.begin_rank(rank);
+    rank_steps(schedule, params, spans, rank,
+               [&](const Op *ops, std::size_t n, int round) { builder.step(ops, n, round); });
+  }
+  return builder.finish();
 }
 
 std::string to_table(const Schedule &schedule) {

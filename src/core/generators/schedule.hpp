@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../algorithm.hpp"
+#include "../flat.hpp"
 
 namespace patcoll::core {
 
@@ -66,6 +67,10 @@ double schedule_segment_bytes(const Params &, std::int64_t segments);
 std::vector<Program> schedule_to_programs(const Schedule &, const Params &);
 // The same for one rank: O(its transfers), for the MPI path.
 Program schedule_to_program(const Schedule &, const Params &, int rank);
+// The same steps straight into the simulator's form (flat.hpp), without
+// the per-step vectors of std::vector<Program>: the schedule-based
+// reduces' Algorithm::build_flat.
+FlatPrograms schedule_to_flat(const Schedule &, const Params &);
 
 // Human-readable table and the JSON object of patcoll-sched.
 std::string to_table(const Schedule &);

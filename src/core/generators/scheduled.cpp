@@ -66,6 +66,17 @@ std::vector<Program> reduce_bi_greedy(const Params &params) {
   return schedule_to_programs(bi_greedy(greedy_input(params)), params);
 }
 
+// Straight into the simulator's form: the same steps as above.
+FlatPrograms reduce_clairvoyant_flat(const Params &params) {
+  return schedule_to_flat(clairvoyant_segtree(clairvoyant_input(params)), params);
+}
+FlatPrograms reduce_uni_greedy_flat(const Params &params) {
+  return schedule_to_flat(uni_greedy(greedy_input(params)), params);
+}
+FlatPrograms reduce_bi_greedy_flat(const Params &params) {
+  return schedule_to_flat(bi_greedy(greedy_input(params)), params);
+}
+
 // One rank: the generator still schedules every rank (that is what it
 // decides), but only this rank's transfers become a Program.
 Program reduce_clairvoyant_rank(const Params &params, int rank) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../algorithm.hpp"
+#include "../flat.hpp"
 
 namespace patcoll::core {
 
@@ -20,5 +21,9 @@ std::vector<Program> reduce_bi_greedy(const Params &);    // [LL] Algorithm 2
 Program reduce_clairvoyant_rank(const Params &, int rank);
 Program reduce_uni_greedy_rank(const Params &, int rank);
 Program reduce_bi_greedy_rank(const Params &, int rank);
+// The same steps, every rank, in the simulator's form (Algorithm::build_flat).
+FlatPrograms reduce_clairvoyant_flat(const Params &);
+FlatPrograms reduce_uni_greedy_flat(const Params &);
+FlatPrograms reduce_bi_greedy_flat(const Params &);
 
 }  // namespace patcoll::core

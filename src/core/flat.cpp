@@ -1,0 +1,161 @@
+// The simulator's flat Programs; the layout is explained in flat.hpp.
+#include "flat.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace patcoll::core {
+namespace {
+
+// Asks for transparent huge pages on the whole 2 MiB pages of a large
+// array before it is first written (Linux, THP "madvise" mode; elsewhere
+// and on failure nothing happens): the event loop reads it at random, and
+// 4 KiB pages made most of those reads TLB misses too.
+template <typename T>
+void advise_huge_pages(std::vector<T> &array) {
+#if defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+  const auto begin = reinterpret_cast<std::uintptr_t>(array.data());
+  const std::uintptr_t end = begin + array.capacity() * sizeof(T);
+  const std::uintptr_t from = (begin + huge - 1) & ~(huge - 1), to = end & ~(huge - 1);
+  if (to > from) madvise(reinterpret_cast<void *>(from), to - from, MADV_HUGEPAGE);
+#else
+  (void)array;
+#endif
+}
+
+}  // namespace
+
+std::size_t FlatPrograms::steps() const {
+  return static_cast<std::size_t>(std::count_if(ops.begin(), ops.end(), [](const FlatOp &op) { return op.flags & FlatOp::kLast; }));
+}
+
+Program FlatPrograms::program(int rank) const {
+  Program program{rank, procs, 0, {}};
+  for (std::uint32_t op = first[static_cast<std::size_t>(rank)]; op != FlatOp::kNone;) {
+    Step step;
+    for (;; ++op) {
+      const FlatOp &flat = ops[op];
+      if (!(flat.flags & FlatOp::kEmpty)) {
+        const Region region{flat.buffer, flat.offset, flat.count};
+        Op back{flat.kind, flat.combine, flat.peer, {}, {}};
+        (flat.kind == OpKind::recv ? back.dst : back.src) = region;
+        step.ops.push_back(back);
+      }
+      if (flat.flags & FlatOp::kLast) break;
+    }
+    program.steps.push_back(std::move(step));
+    op = ops[op].next;
+  }
+  return program;
+}
+
+FlatBuilder::FlatBuilder(int procs, std::size_t expected_ops) {
+  out_.procs = procs;
+  out_.first.assign(static_cast<std::size_t>(std::max(procs, 0)), FlatOp::kNone);
+  ops_.reserve(expected_ops);
+}
+
+void FlatBuilder::begin_rank(int rank) {
+  rank_ = rank;
+  index_ = 0;
+}
+
+void FlatBuilder::misplaced(int index, int rank) {
+  if (out_.misplaced >= 0) return;
+  out_.misplaced = index;
+  out_.misplaced_rank = rank;
+}
+
+void FlatBuilder::step(const Op *ops, std::size_t count, int round) {
+  if (overflow_ || ops_.size() + std::max<std::size_t>(count, 1) >= FlatOp::kNone) {
+    overflow_ = true;
+    return;
+  }
+  const auto first = static_cast<std::uint32_t>(ops_.size());
+  if (count == 0) ops_.emplace_back().flags = FlatOp::kEmpty;
+  for (std::size_t i = 0; i < count; ++i) ops_.emplace_back(ops[i]);
+  ops_.back().flags |= FlatOp::kLast;
+  const std::uint32_t key = round >= 0 ? static_cast<std::uint32_t>(round) : index_;
+  steps_.push_back({first, static_cast<std::uint32_t>(ops_.size()) - first, key, rank_});
+  ++index_;
+}
+
+FlatPrograms FlatBuilder::finish() {
+  if (overflow_) {  // > 100 GB of Programs: not reached
+    out_.error = "more than 2^32 ops to simulate";
+    return std::move(out_);
+  }
+  // The layout: steps by key, ties in rank order. Each step's new place
+  // is computed in rank order (a stable counting sort by key, in ops; a
+  // comparison sort when the keys are too sparse for buckets), so the copy
+  // below reads the rank-by-rank ops in order and only its writes jump.
+  const std::size_t steps = steps_.size();
+  std::vector<std::uint32_t> place(steps);
+  std::uint32_t max_key = 0;
+  for (const StepRecord &s : steps_) max_key = std::max(max_key, s.key);
+  if (max_key <= 4 * steps + 1024) {
+    std::vector<std::uint32_t> bucket(static_cast<std::size_t>(max_key) + 2, 0);
+    for (const StepRecord &s : steps_) bucket[s.key + 1] += s.size;
+    std::partial_sum(bucket.begin(), bucket.end(), bucket.begin());
+    for (std::size_t i = 0; i < steps; ++i) {
+      place[i] = bucket[steps_[i].key];
+      bucket[steps_[i].key] += steps_[i].size;
+    }
+  } else {
+    std::vector<std::uint32_t> order(steps);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return steps_[a].key < steps_[b].key; });
+    std::uint32_t next = 0;
+    for (std::uint32_t i : order) place[i] = next, next += steps_[i].size;
+  }
+  out_.ops.reserve(ops_.size());
+  advise_huge_pages(out_.ops);
+  out_.ops.resize(ops_.size());
+  // Copy, and link each rank's steps in Program order (steps_ is in it).
+  for (std::size_t i = 0; i < steps; ++i) {
+    const StepRecord &s = steps_[i];
+    std::copy(ops_.begin() + s.first, ops_.begin() + s.first + s.size, out_.ops.begin() + place[i]);
+    if (i == 0 || steps_[i - 1].rank != s.rank) out_.first[static_cast<std::size_t>(s.rank)] = place[i];
+    const bool last_of_rank = i + 1 == steps || steps_[i + 1].rank != s.rank;
+    out_.ops[place[i] + s.size - 1].next = last_of_rank ? FlatOp::kNone : place[i + 1];
+  }
+  std::vector<FlatOp>().swap(ops_);
+  std::vector<StepRecord>().swap(steps_);
+  return std::move(out_);
+}
+
+namespace {
+
+void add_program(FlatBuilder &builder, int index, const Program &program) {
+  if (program.rank != index) builder.misplaced(index, program.rank);
+  builder.begin_rank(index);
+  for (const Step &step : program.steps) builder.step(step.ops.data(), step.ops.size(), step.round);
+}
+
+}  // namespace
+
+FlatPrograms flatten(const std::vector<Program> &programs) {
+  std::size_t ops = 0;
+  for (const Program &program : programs)
+    for (const Step &step : program.steps) ops += std::max<std::size_t>(1, step.ops.size());
+  FlatBuilder builder(static_cast<int>(programs.size()), ops);
+  for (std::size_t rank = 0; rank < programs.size(); ++rank) add_program(builder, static_cast<int>(rank), programs[rank]);
+  return builder.finish();
+}
+
+FlatPrograms build_flat(const Algorithm &algorithm, const Params &params) {
+  if (algorithm.build_flat) return algorithm.build_flat(params);
+  if (algorithm.build_all) return flatten(algorithm.build_all(params));
+  FlatBuilder builder(params.procs);
+  for (int rank = 0; rank < params.procs; ++rank) add_program(builder, rank, algorithm.build_rank(params, rank));
+  return builder.finish();
+}
+
+}  // namespace patcoll::core

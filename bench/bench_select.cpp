@@ -1,6 +1,7 @@
 // What `auto` costs when it reads the arrival pattern (docs/selection.md):
 // one cache miss of core::Selector::select, i.e. every candidate built and
-// simulated on a one-late PAT vector, against a cache hit.
+// simulated on a one-late PAT vector, against a cache hit, and a cache hit
+// with the measured feedback's bookkeeping (record: docs/adaptive.md).
 #include <benchmark/benchmark.h>
 
 #include "core/select.hpp"
@@ -42,6 +43,18 @@ void BM_SelectHit(benchmark::State &state) {
   for (auto _ : state) benchmark::DoNotOptimize(selector.select(p));
 }
 
+// A hit plus the record of its measurement, as every measured call does.
+void BM_SelectHitRecord(benchmark::State &state) {
+  const Collective c = state.range(0) == 0 ? Collective::reduce : Collective::allreduce;
+  Params p = one_late(c, static_cast<int>(state.range(1)), state.range(2), 0.01);
+  Selector selector;
+  selector.select(p);
+  for (auto _ : state) {
+    const patcoll::core::Selection s = selector.select(p);
+    benchmark::DoNotOptimize(selector.record(s.pattern, s.name, 1e-3));
+  }
+}
+
 void sizes(benchmark::internal::Benchmark *b) {
   for (int c : {0, 1})
     for (int procs : {8, 48, 128})
@@ -54,4 +67,5 @@ void sizes(benchmark::internal::Benchmark *b) {
 
 BENCHMARK(BM_SelectMiss)->Apply(sizes);
 BENCHMARK(BM_SelectHit)->Apply(sizes);
+BENCHMARK(BM_SelectHitRecord)->Apply(sizes);
 BENCHMARK_MAIN();

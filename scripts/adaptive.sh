@@ -7,7 +7,12 @@
 #   scripts/adaptive.sh local P [COUNT]           # this machine, mpirun
 #
 # ADAPTIVE_COLLS="allreduce" limits the run to some collectives,
-# ADAPTIVE_PATTERNS="one-late" to some imbalanced patterns.
+# ADAPTIVE_PATTERNS="one-late" to some imbalanced patterns. ADAPTIVE_WARMUP
+# (default 16; rand-late at least 64) iterations before the measured ones:
+# history PATs need 5, auto's measured feedback 8 more per pattern (3
+# native probes, the lag of the exchange; docs/adaptive.md). PATCOLL_AUTO_FEEDBACK=0 measures the
+# model alone. Each run's stderr (PATCOLL_VERBOSE=1: auto's choices and
+# drops) goes to results/adaptive/*.log.
 #
 # The cost model is calibrated on the same platform first (patcoll-calibrate;
 # kept in results/adaptive/<platform>.model). JSON lines and the tables go to
@@ -27,7 +32,10 @@ else
   scripts/build.sh >/dev/null
   flags=(--oversubscribe --mca mpi_yield_when_idle 1)
   [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
-  bench() { mpirun "${flags[@]}" -x PATCOLL_MODEL -np "$procs" build/bin/patcoll-bench "$@"; }
+  bench() {
+    mpirun "${flags[@]}" -x PATCOLL_MODEL -x PATCOLL_VERBOSE -x PATCOLL_AUTO_FEEDBACK -np "$procs" \
+      build/bin/patcoll-bench "$@"
+  }
   calibrate() { mpirun "${flags[@]}" -np "$procs" build/bin/patcoll-calibrate --out "$1"; }
   iters=20
 fi
@@ -36,7 +44,16 @@ mkdir -p "$out"
 model=$out/$platform-$procs.model
 [ -s "$model" ] || calibrate "$model" >&2
 export PATCOLL_MODEL=$PWD/$model
+export PATCOLL_VERBOSE=1 PATCOLL_AUTO_FEEDBACK=${PATCOLL_AUTO_FEEDBACK:-1}
+warmup=${ADAPTIVE_WARMUP:-16}
 tag=$platform-$procs-$count
+[ "$PATCOLL_AUTO_FEEDBACK" = 1 ] || tag=$tag-model-only
+
+# bench with its stderr in LOG (shown if it fails)
+logged() {
+  local log=$1; shift
+  bench "$@" 2>"$log" || { tail -20 "$log" >&2; exit 1; }
+}
 
 median_native() {  # the balanced native run time (seconds) of a JSON file
   /usr/bin/python3 - "$1" "$2" <<'PY'
@@ -48,13 +65,18 @@ PY
 }
 
 for coll in ${ADAPTIVE_COLLS:-reduce allreduce}; do
-  bench --coll "$coll" --alg native,auto --count "$count" --pattern none --iters "$iters" --warmup 6 \
-        --pat-source history --out "$out/$tag-$coll-none.json"
+  logged "$out/$tag-$coll-none.log" --coll "$coll" --alg native,auto --count "$count" --pattern none \
+         --iters "$iters" --warmup "$warmup" --pat-source history --out "$out/$tag-$coll-none.json"
   D=$(median_native "$out/$tag-$coll-none.json" "$coll")
   echo "adaptive: $coll balanced native = $D s: D for the imbalanced patterns" >&2
   for pattern in ${ADAPTIVE_PATTERNS:-one-late alternating rand-late}; do
-    bench --coll "$coll" --alg native,auto --count "$count" --pattern "$pattern" --max-delay "$D" \
-          --iters "$iters" --warmup 6 --pat-source history --out "$out/$tag-$coll-$pattern.json"
+    # A new pattern every call: auto simulates one in 8 (docs/selection.md),
+    # so learning the model's error takes ~50 calls instead of ~10.
+    w=$warmup
+    [ "$pattern" = rand-late ] && [ "$w" -lt 64 ] && w=64
+    logged "$out/$tag-$coll-$pattern.log" --coll "$coll" --alg native,auto --count "$count" --pattern "$pattern" \
+           --max-delay "$D" --iters "$iters" --warmup "$w" --pat-source history \
+           --out "$out/$tag-$coll-$pattern.json"
   done
 done
-/usr/bin/python3 tools/plot/adaptive_table.py "$out"/$tag-*.json
+/usr/bin/python3 tools/plot/adaptive_table.py "$out"/$tag-{reduce,allreduce}-*.json

@@ -102,6 +102,8 @@ Selector::Cached *Selector::predictions_for(const std::string &shape, const Para
   Cached &slot = cache_[key];
   slot.position = lru_.begin();
   slot.predictions = predict_candidates(quantised);
+  slot.shape = shape;
+  slot.imbalance = imbalance(quantised.arrivals);
   return &slot;
 }
 
@@ -124,9 +126,19 @@ std::optional<Verdict> Selector::record(const std::string &pattern, std::string_
   auto it = cache_.find(pattern);
   if (it == cache_.end() || !std::isfinite(tail_seconds)) return std::nullopt;
   Cached &slot = it->second;
+  const std::size_t window = std::max<std::size_t>(1, options_.feedback_window);
   std::deque<double> &tails = slot.tails[std::string(algorithm)];
   tails.push_back(tail_seconds);
-  while (tails.size() > std::max<std::size_t>(1, options_.feedback_window)) tails.pop_front();
+  while (tails.size() > window) tails.pop_front();
+  // The model's error for this algorithm on this shape: measured over
+  // predicted time after the last arrival.
+  if (const Prediction *predicted = find(slot.predictions, algorithm))
+    if (const double after_last = predicted->seconds - slot.imbalance; after_last > 0)
+      if (auto shape = current_.find(slot.shape); shape != current_.end()) {
+        std::deque<double> &errors = shape->second.model_error[std::string(algorithm)];
+        errors.push_back(tail_seconds / after_last);
+        while (errors.size() > window) errors.pop_front();
+      }
   auto native = slot.tails.find(std::string(native_name));
   if (native == slot.tails.end()) return std::nullopt;
   const std::vector<double> native_tails(native->second.begin(), native->second.end());
@@ -220,36 +232,64 @@ Selection Selector::select(const Params &params) {
         };
         // A dropped incumbent hands over to native: the next PAP-aware
         // candidate must beat native by the hysteresis to be tried.
-        const Prediction *incumbent = find(selection.predictions, current.name);
-        if (incumbent && !usable(*incumbent)) incumbent = find(selection.predictions, native_name);
+        // Compared on the time left after the last arrival (run time minus
+        // the imbalance): what an algorithm can change. With a rank late by
+        // far more than the collective, 5 % of the whole run time would
+        // never be met. With feedback, each prediction is scaled by the
+        // model's measured error for that algorithm on this shape (an
+        // algorithm not yet measured enough: native's error, i.e. the
+        // model's ranking against native stands until it is measured).
+        const double imbalance_seconds = slot->imbalance;
+        std::vector<Prediction> ranked = selection.predictions;
+        if (options_.feedback && current.model_error.count(std::string(native_name))) {
+          auto error_of = [&](std::string_view name) -> double {
+            auto it = current.model_error.find(std::string(name));
+            if (it == current.model_error.end() || it->second.size() < options_.feedback_samples) return NAN;
+            return measured_tail(std::vector<double>(it->second.begin(), it->second.end()));
+          };
+          const double native_error = error_of(native_name);
+          // Until native's error is known, none is applied: correcting one
+          // side only would rank on the model's error alone.
+          if (!std::isnan(native_error))
+            for (Prediction &p : ranked) {
+              const double error = std::isnan(error_of(p.name)) ? native_error : error_of(p.name);
+              p.seconds = imbalance_seconds + std::max(0.0, p.seconds - imbalance_seconds) * error;
+            }
+          std::stable_sort(ranked.begin(), ranked.end(),
+                           [](const Prediction &a, const Prediction &b) { return a.seconds < b.seconds; });
+        }
+        const Prediction *incumbent = find(ranked, current.name);
+        if (incumbent && !usable(*incumbent)) incumbent = find(ranked, native_name);
         const Prediction *best = nullptr;
-        for (const Prediction &p : selection.predictions)
+        for (const Prediction &p : ranked)
           if (usable(p)) {
             best = &p;
             break;
           }
-        // Compared on the time left after the last arrival (run time minus
-        // the imbalance): what an algorithm can change. With a rank late by
-        // far more than the collective, 5 % of the whole run time would
-        // never be met.
-        const double imbalance_seconds = imbalance(quantised.arrivals);
         auto after_last = [&](const Prediction *p) { return std::max(0.0, p->seconds - imbalance_seconds); };
         const Prediction *chosen = incumbent;
         if (!incumbent || (best && after_last(best) < after_last(incumbent) * (1.0 - options_.hysteresis)))
           chosen = best;
-        if (!chosen) chosen = &selection.predictions.front();
+        if (!chosen) chosen = &ranked.front();
         current.name = std::string(chosen->name);
         selection.name = chosen->name;
         // Feedback: while native has fewer than `feedback_samples` runs
-        // under this pattern, every other call of it (from the second) runs
-        // native to measure it; the choice itself (current) is unchanged.
-        if (options_.feedback && chosen->name != native_name && slot->native_runs < options_.feedback_samples &&
-            slot->calls % 2 == 1) {
+        // under this pattern, or under this shape, every other call of it
+        // (from the second) runs native to measure it; the choice itself
+        // (current) is unchanged.
+        const std::size_t samples = options_.feedback_samples;
+        if (options_.feedback && chosen->name != native_name &&
+            ((slot->native_runs < samples && slot->calls % 2 == 1) ||
+             (current.native_runs < samples && current.calls % 2 == 1))) {
           selection.name = native_name;
           selection.probe = true;
         }
         ++slot->calls;
-        if (selection.name == native_name) ++slot->native_runs;
+        ++current.calls;
+        if (selection.name == native_name) {
+          ++slot->native_runs;
+          ++current.native_runs;
+        }
       }
     }
   }

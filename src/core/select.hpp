@@ -21,6 +21,9 @@
 //     for (record); a PAP-aware choice whose median measured tail exceeds
 //     native's by more than `hysteresis` is dropped for that pattern, and
 //     native is run on a few agreed calls of a pattern to measure it.
+//     Across patterns of the same shape (patterns that never repeat), each
+//     algorithm's predicted time after the last arrival is scaled by its
+//     measured/predicted ratio (median of the last few) before comparing.
 // Every rank must choose the same algorithm: the inputs (Params, the PAT
 // vector, the cost model, the measurements, which the caller agrees across
 // ranks before recording them at the same call everywhere) are the same on
@@ -158,6 +161,12 @@ class Selector {
     std::string name;             // current choice (hysteresis)
     int calls_since_simulation = 0;
     bool simulated_once = false;
+    // Feedback across the shape's patterns: per algorithm the last
+    // measured tails divided by the model's prediction of them (how far
+    // the model is off on this machine), and the shape's predicted calls
+    // (of which `native_runs` ran native).
+    std::unordered_map<std::string, std::deque<double>> model_error;
+    std::size_t calls = 0, native_runs = 0;
   };
   std::unordered_map<std::string, Current> current_;  // per shape key
   std::size_t simulations_ = 0;
@@ -165,6 +174,8 @@ class Selector {
   struct Cached {
     std::vector<Prediction> predictions;
     std::list<std::string>::iterator position;
+    std::string shape;       // shape_key of the pattern
+    double imbalance = 0;    // of the quantised vector: run time minus this = time after the last arrival
     // Feedback: measured tails per algorithm (newest last), the drops, and
     // the calls selected for this pattern (of which `native_runs` ran native).
     std::unordered_map<std::string, std::deque<double>> tails;

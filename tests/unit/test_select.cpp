@@ -278,11 +278,45 @@ TEST(SelectFeedback, AChoiceMeasuredSlowerThanNativeIsDroppedForThatPatternOnly)
     }
     EXPECT_EQ(name, native_name) << to_string(c);
     EXPECT_FALSE(dropped.empty()) << to_string(c);
-    // Another pattern (a different late rank) is judged on its own.
+    // Another pattern of the same shape (a different late rank): the
+    // model's error measured on the first (the PAP-aware algorithms 12 ms
+    // where the model said less, native 10 ms) carries over, native runs.
     Params other = p;
     other.arrivals = one_late(8, 3, p.arrivals[7]);
-    EXPECT_NE(selector.select(other).name, native_name) << to_string(c);
+    EXPECT_EQ(selector.select(other).name, native_name) << to_string(c);
+    // Another shape (twice the count) is judged on its own: the model's choice.
+    Params bigger = p;
+    bigger.count *= 2;
+    bigger.arrivals = one_late(8, 7, 2 * p.arrivals[7]);
+    EXPECT_NE(selector.select(bigger).name, native_name) << to_string(c);
   }
+}
+
+TEST(SelectFeedback, PatternsThatNeverRepeatLearnTheModelsErrorAcrossTheShape) {
+  // A new pattern every call (random delays): no pattern is measured
+  // twice, yet native is probed on the shape's odd calls, and once both
+  // sides' measured/predicted ratios are known, an algorithm the machine
+  // runs 4x slower than the model says (native as the model says) is
+  // ranked by its corrected prediction: native.
+  Selector selector(SelectOptions{.period = 1});
+  Params p = one_late_call(Collective::allreduce);
+  const double d = p.arrivals[7];
+  std::vector<std::string> names;
+  for (int k = 0; k < 16; ++k) {
+    p.arrivals = one_late(8, 7, d * (1 + 0.25 * k));  // a new quantised vector every call
+    const Selection s = selector.select(p);
+    ASSERT_FALSE(s.pattern.empty());
+    names.emplace_back(s.name);
+    double predicted = 0;
+    for (const Prediction &q : s.predictions)
+      if (q.name == s.name) predicted = q.seconds - imbalance(s.arrivals);
+    selector.record(s.pattern, s.name, predicted * (s.name == native_name ? 1.0 : 4.0));
+  }
+  ASSERT_NE(names[0], native_name);
+  EXPECT_EQ(names[1], native_name);  // the shape's probes
+  EXPECT_EQ(names[3], native_name);
+  EXPECT_EQ(names[5], native_name);
+  for (int k = 8; k < 16; ++k) EXPECT_EQ(names[k], native_name) << "call " << k;
 }
 
 TEST(SelectFeedback, AChoiceMeasuredWithinTheMarginOrFasterIsKept) {
@@ -318,7 +352,7 @@ TEST(SelectFeedback, TheSameMeasurementsGiveTheSameChoicesOnEveryRank) {
     EXPECT_EQ(dropped_a, b.record(y.pattern, y.name, tail).has_value());
     drops += dropped_a;
   }
-  EXPECT_GE(drops, 3);  // at least one drop under each of the three patterns
+  EXPECT_GE(drops, 1);  // the first pattern's choice at least (the model's error then carries over)
 }
 
 TEST(SelectFeedback, AMeasurementOfAnUnknownPatternIsIgnored) {

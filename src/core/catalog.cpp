@@ -34,7 +34,7 @@ const Algorithm kAlgorithms[] = {
     // --- MPI_Allreduce: PAP-aware ----------------------------------------
     {C::allreduce, "slt", commutative | pap_aware, "linear tree with the chain sorted by PAT, latest last ([PA] 4.1)", allreduce_slt, allreduce_slt_all},
     {C::allreduce, "prr", commutative | pap_aware, "prereduced ring: presteps before a late rank, which then does P-1 exchanges ([PA] 4.2)", allreduce_prr, nullptr},
-    {C::allreduce, "clairvoyant", scheduled, "PAT-driven: early ranks allreduce, late ranks folded in by pipelined chains; classic when balanced", nullptr, allreduce_clairvoyant},
+    {C::allreduce, "clairvoyant", scheduled, "PAT-driven: early ranks reduce (or allreduce), late ranks folded in down two pipelined trees; classic when balanced", allreduce_clairvoyant_rank, allreduce_clairvoyant},
     // --- MPI_Scatter -----------------------------------------------------
     {C::scatter, "lin", none, "root sends every block in rank order", scatter_lin, scatter_lin_all},
     {C::scatter, "bnom", none, "binomial tree, halves forwarded largest first", scatter_bnom, scatter_bnom_all},

@@ -67,6 +67,38 @@ TEST(AllreduceClairvoyant, EveryFoldPlanIsProvedCorrectForAnyPCountAndPats) {
     }
 }
 
+// Building one rank's Program (the MPI path) gives exactly that rank's
+// Program of the whole build, for every plan shape; rounds strictly increase
+// in every Program (the fold starts after the group's last round).
+TEST(AllreduceClairvoyant, OneRanksProgramIsItsProgramOfTheWholeBuild) {
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> delay(0.0, 1e-2);
+  ValidateOptions rounds;
+  rounds.check_rounds = true;
+  for (int procs = 2; procs <= 37; procs += procs < 12 ? 1 : 5)
+    for (std::int64_t count : {std::int64_t{1}, std::int64_t{procs + 3}, std::int64_t{500}}) {
+      Params p = allreduce_params(procs, count);
+      p.arrivals.resize(procs);
+      for (double &a : p.arrivals) a = delay(rng);
+      for (int folded = 0; folded <= std::min(procs - 1, kMaxFolded); ++folded)
+        for (std::string_view shape : {std::string_view("ring"), std::string_view("rabenseifner"),
+                                       std::string_view("recursive_doubling"), kGroupReduce}) {
+          const ClairvoyantAllreducePlan plan{folded, shape, 0, 0};
+          const auto all = build_clairvoyant_allreduce(p, plan);
+          for (int rank = 0; rank < procs; ++rank)
+            ASSERT_EQ(build_clairvoyant_allreduce_rank(p, plan, rank), all[rank])
+                << "P=" << procs << " count=" << count << " folded=" << folded << " " << shape << " rank " << rank;
+          ASSERT_EQ(validate(p, all, rounds), "") << "P=" << procs << " count=" << count << " folded=" << folded << " " << shape;
+        }
+    }
+  // The registered per-rank builder plans as the whole build does.
+  Params p = pa_cluster(100);
+  p.arrivals = one_late(100, 7, 1.0);
+  const Algorithm &clairvoyant = *find_algorithm(Collective::allreduce, "clairvoyant");
+  const auto all = build_all(clairvoyant, p);
+  for (int rank : {0, 7, 99}) EXPECT_EQ(build_rank(clairvoyant, p, rank), all[rank]) << "rank " << rank;
+}
+
 TEST(AllreduceClairvoyant, ChosenPlanIsProvedCorrectForOneTwoAndThreeLateRanks) {
   for (int procs : {1, 2, 3, 5, 8, 13, 16}) {
     for (std::int64_t count : {std::int64_t{0}, std::int64_t{1}, std::int64_t{procs + 1}, std::int64_t{4096}}) {

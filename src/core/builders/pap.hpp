@@ -49,6 +49,10 @@ inline constexpr int kMaxFolded = 3;         // late ranks folded one by one, at
 ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &);
 std::vector<Program> build_clairvoyant_allreduce(const Params &, const ClairvoyantAllreducePlan &);
 std::vector<Program> allreduce_clairvoyant(const Params &);  // = build(plan(params))
+// One rank's Program of a plan: its steps plus the shared round schedules
+// (the two trees', O(n·N)), never the other ranks' steps.
+Program build_clairvoyant_allreduce_rank(const Params &, const ClairvoyantAllreducePlan &, int rank);
+Program allreduce_clairvoyant_rank(const Params &, int rank);  // = build_rank(plan(params), rank)
 // Rounds a fold into a group of `group_size` = n ranks takes beyond its N
 // segments at most (the two trees' pipeline fill, a test checks it for
 // n ≤ 127): F = 2⌈log2(n + 1)⌉ − 1.

@@ -56,10 +56,38 @@ const GroupShape &shape_named(std::string_view name) {
   return kShapes[0];
 }
 
-int max_round(const std::vector<Program> &programs) {
+// Where the Programs being built go: every rank's (build_all), or one
+// rank's (build_rank: the others' ops are never made, so building one rank
+// costs its steps plus the shared round schedules).
+class Programs {
+ public:
+  Programs(int procs, int only) : only_(only) {
+    if (only < 0)
+      for (int r = 0; r < procs; ++r) all_.push_back(Program{r, procs, 0, {}});
+    else
+      one_ = Program{only, procs, 0, {}};
+  }
+  bool wanted(int rank) const { return only_ < 0 || rank == only_; }
+  Program &at(int rank) { return only_ < 0 ? all_[static_cast<std::size_t>(rank)] : one_; }
+  std::vector<Program> all() && { return std::move(all_); }
+  Program one() && { return std::move(one_); }
+
+ private:
+  int only_;
+  std::vector<Program> all_;
+  Program one_;
+};
+
+// The last round of a classic shape's Program over `inner.procs` positions:
+// every position of the ring ends in the same round; the butterflies'
+// (rabenseifner, recursive_doubling) last rounds are those of the
+// non-power-of-two fix-up pair at positions 0 and 1 and of a rank outside
+// it (the last position) — a test compares this with all positions.
+int shape_last_round(const GroupShape &shape, const Params &inner) {
   int last = -1;
-  for (const Program &program : programs)
-    for (const Step &step : program.steps) last = std::max(last, step.round);
+  for (int position : {0, 1, inner.procs - 1})
+    if (position >= 0 && position < inner.procs)
+      for (const Step &step : shape.build(inner, position).steps) last = std::max(last, step.round);
   return last;
 }
 
@@ -209,17 +237,26 @@ std::vector<FoldTransfer> two_tree_rounds(int members, std::int64_t segments, St
 }
 
 // Collects each node's ops per round and appends them as steps.
+// (Only for the wanted ranks.)
 class RoundSteps {
  public:
-  explicit RoundSteps(int nodes) : ops_(static_cast<std::size_t>(nodes)) {}
-  void add(int node, int round, Op op) { ops_[static_cast<std::size_t>(node)][round].push_back(op); }
-  void append(std::vector<Program> &programs, const std::function<int(int)> &rank_of) {
+  RoundSteps(Programs &programs, int nodes, std::function<int(int)> rank_of)
+      : programs_(programs), rank_of_(std::move(rank_of)), ops_(static_cast<std::size_t>(nodes)) {
+    for (int node = 0; node < nodes; ++node) wanted_.push_back(programs_.wanted(rank_of_(node)));
+  }
+  void add(int node, int round, Op op) {
+    if (wanted_[static_cast<std::size_t>(node)]) ops_[static_cast<std::size_t>(node)][round].push_back(op);
+  }
+  void append() {
     for (std::size_t node = 0; node < ops_.size(); ++node)
-      for (auto &[round, ops] : ops_[node]) add_step(programs[static_cast<std::size_t>(rank_of(static_cast<int>(node)))], std::move(ops), round);
+      for (auto &[round, ops] : ops_[node]) add_step(programs_.at(rank_of_(static_cast<int>(node))), std::move(ops), round);
   }
 
  private:
+  Programs &programs_;
+  std::function<int(int)> rank_of_;
   std::vector<std::map<int, std::vector<Op>>> ops_;
+  std::vector<bool> wanted_;
 };
 
 // The group's two-tree reduce (the broadcast's schedule reversed in time,
@@ -228,8 +265,9 @@ class RoundSteps {
 // ends with S_G's segments of tree t (s mod 2 = t), the other members with
 // partial sums. About as long as the fold (N + F rounds) — one transfer
 // plus the fill, where the group's allreduce costs two.
-void append_group_reduce(std::vector<Program> &programs, const Params &params, const std::vector<int> &group,
-                         std::int64_t segments, int first_round) {
+// Returns the round after the reduce's last.
+int append_group_reduce(Programs &programs, const Params &params, const std::vector<int> &group, std::int64_t segments,
+                        int first_round) {
   const std::int64_t n = params.count;
   const int members = static_cast<int>(group.size());
   auto seg = [&](std::int64_t s) {
@@ -238,14 +276,15 @@ void append_group_reduce(std::vector<Program> &programs, const Params &params, c
   };
   const std::vector<FoldTransfer> broadcast = two_tree_rounds(members, segments, StreamBack::none);
   const int last = broadcast.empty() ? -1 : broadcast.back().round;
-  RoundSteps steps(members);
+  RoundSteps steps(programs, members, [&](int node) { return group[static_cast<std::size_t>(node)]; });
   for (int node = 0; node < members; ++node) steps.add(node, first_round, copy_op(send_buf(0, n), recv_buf(0, n)));
   for (const FoldTransfer &t : broadcast) {  // reversed: `to` sends its partial segment up to `from`
     const int round = first_round + 1 + last - t.round;
     steps.add(t.to, round, send_op(group[static_cast<std::size_t>(t.from)], seg(t.segment)));
     steps.add(t.from, round, recv_op(group[static_cast<std::size_t>(t.to)], seg(t.segment), Combine::left));
   }
-  steps.append(programs, [&](int node) { return group[static_cast<std::size_t>(node)]; });
+  steps.append();
+  return first_round + last + 2;
 }
 
 // One fold of `late` (L) into `group` = g_0 … g_{n−1} in `segments`
@@ -265,8 +304,9 @@ void append_group_reduce(std::vector<Program> &programs, const Params &params, c
 //     segment to L once that member holds it (L stores). No scratch.
 // Everyone ends with S_G + x_L.
 enum class FoldInto { sums, roots };
-void append_fold(std::vector<Program> &programs, const Params &params, const std::vector<int> &group, int late,
-                 std::int64_t segments, int first_round, FoldInto into) {
+// Returns the round after the fold's last.
+int append_fold(Programs &programs, const Params &params, const std::vector<int> &group, int late, std::int64_t segments,
+                int first_round, FoldInto into) {
   const std::int64_t n = params.count;
   const int members = static_cast<int>(group.size());
   const int late_node = members;
@@ -277,7 +317,7 @@ void append_fold(std::vector<Program> &programs, const Params &params, const std
   auto rank_of = [&](int node) { return node == late_node ? late : group[static_cast<std::size_t>(node)]; };
   const std::vector<FoldTransfer> transfers =
       two_tree_rounds(members, segments, into == FoldInto::sums ? StreamBack::after_late_sent : StreamBack::once_held);
-  RoundSteps steps(members + 1);
+  RoundSteps steps(programs, members + 1, rank_of);
   steps.add(late_node, first_round, copy_op(send_buf(0, n), recv_buf(0, n)));
   constexpr int kNever = std::numeric_limits<int>::max();
   std::vector<int> received_round(static_cast<std::size_t>(members) * static_cast<std::size_t>(segments), kNever);
@@ -301,11 +341,13 @@ void append_fold(std::vector<Program> &programs, const Params &params, const std
     received_round[static_cast<std::size_t>(t.to) * segments + s] = t.round;
   }
   if (into == FoldInto::sums)
-    for (int node = 0; node <= members; ++node) {
-      Program &program = programs[static_cast<std::size_t>(rank_of(node))];
-      program.scratch_count = std::max(program.scratch_count, n);
-    }
-  steps.append(programs, rank_of);
+    for (int node = 0; node <= members; ++node)
+      if (programs.wanted(rank_of(node))) {
+        Program &program = programs.at(rank_of(node));
+        program.scratch_count = std::max(program.scratch_count, n);
+      }
+  steps.append();
+  return first_round + (transfers.empty() ? 0 : transfers.back().round) + 2;  // sums: combines one round later
 }
 
 Params group_params(const Params &params, int members) {
@@ -380,15 +422,17 @@ double two_tree_estimate(const Params &params, int group_size) {
 }
 }  // namespace
 
-std::vector<Program> build_clairvoyant_allreduce(const Params &params, const ClairvoyantAllreducePlan &plan) {
+namespace {
+// Builds every rank's Programs (only < 0) or rank `only`'s alone.
+Programs build_plan(const Params &params, const ClairvoyantAllreducePlan &plan, int only) {
   const int procs = params.procs;
-  std::vector<Program> programs;
-  for (int r = 0; r < procs; ++r) programs.push_back(Program{r, procs, 0, {}});
+  Programs programs(procs, only);
   if (params.count == 0) return programs;
   const GroupShape &shape = shape_named(plan.group_shape);
   const int folded = std::clamp(plan.folded, 0, procs - 1);
   if (folded == 0) {  // the classic algorithm itself, rank order
-    for (int r = 0; r < procs; ++r) programs[r] = shape.build(params, r);
+    for (int r = 0; r < procs; ++r)
+      if (programs.wanted(r)) programs.at(r) = shape.build(params, r);
     return programs;
   }
   const std::vector<int> order = arrival_order(params);
@@ -397,20 +441,31 @@ std::vector<Program> build_clairvoyant_allreduce(const Params &params, const Cla
     return plan.segments > 0 ? std::min(plan.segments, params.count) : clairvoyant_fold_segments(params, members);
   };
   const bool reduce_first = plan.group_shape == kGroupReduce;
+  int next_round = 0;
   if (reduce_first) {
-    append_group_reduce(programs, params, group, segments_for(static_cast<int>(group.size())), 0);
+    next_round = append_group_reduce(programs, params, group, segments_for(static_cast<int>(group.size())), 0);
   } else {
     const Params inner = group_params(params, static_cast<int>(group.size()));
     for (int position = 0; position < static_cast<int>(group.size()); ++position)
-      append_over_positions(programs[group[position]], shape.build(inner, position), group);
+      if (programs.wanted(group[position])) append_over_positions(programs.at(group[position]), shape.build(inner, position), group);
+    next_round = shape_last_round(shape, inner) + 1;
   }
   for (int j = 0; j < folded; ++j) {
     const int late = order[procs - folded + j];
-    append_fold(programs, params, group, late, segments_for(static_cast<int>(group.size())), max_round(programs) + 1,
-                reduce_first && j == 0 ? FoldInto::roots : FoldInto::sums);
+    next_round = append_fold(programs, params, group, late, segments_for(static_cast<int>(group.size())), next_round,
+                             reduce_first && j == 0 ? FoldInto::roots : FoldInto::sums);
     group.push_back(late);
   }
   return programs;
+}
+}  // namespace
+
+std::vector<Program> build_clairvoyant_allreduce(const Params &params, const ClairvoyantAllreducePlan &plan) {
+  return build_plan(params, plan, -1).all();
+}
+
+Program build_clairvoyant_allreduce_rank(const Params &params, const ClairvoyantAllreducePlan &plan, int rank) {
+  return build_plan(params, plan, rank).one();
 }
 
 ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &params) {
@@ -468,6 +523,10 @@ ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &params) {
 
 std::vector<Program> allreduce_clairvoyant(const Params &params) {
   return build_clairvoyant_allreduce(params, plan_clairvoyant_allreduce(params));
+}
+
+Program allreduce_clairvoyant_rank(const Params &params, int rank) {
+  return build_clairvoyant_allreduce_rank(params, plan_clairvoyant_allreduce(params), rank);
 }
 
 }  // namespace patcoll::core

@@ -298,4 +298,46 @@ TEST(AllreduceClairvoyant, OneLateRankIsFoldedInOneTransferPlusALogDepthFill) {
   EXPECT_GE(run_time("ring", p) / run_time("clairvoyant", p), 1.25);
 }
 
+// The same platform, the late rank behind by less than the group's own
+// ring allreduce (66 ms) but more than its two-tree reduce (≈ 39 ms): the
+// plan is reduce-first, and the fold still starts at L's arrival and ends
+// within the same tail formula (N + F)(α + (m/N)(β+γ)) ≤ 1.25 transfers —
+// where the allreduce-group plan gained 1.10× only (the fold waited for
+// the group).
+TEST(AllreduceClairvoyant, ReduceFirstGroupIsDoneBeforeALateRankShorterThanTheGroupsAllreduce) {
+  Params p = allreduce_params(48, 1 << 20);
+  p.cost = CostModel{22e-6, 8e-9, 0.0};
+  const double delay = 50e-3;
+  p.arrivals = one_late(48, 1, delay);
+  const ClairvoyantAllreducePlan plan = plan_clairvoyant_allreduce(p);
+  ASSERT_EQ(plan.folded, 1);
+  ASSERT_EQ(plan.group_shape, kGroupReduce);
+  const double bytes = static_cast<double>(p.count * p.element_bytes);
+  const double transfer = bytes * (p.cost.beta + p.cost.gamma);
+  const double segments = static_cast<double>(clairvoyant_fold_segments(p, 47));
+  const double pipeline = (segments + clairvoyant_fold_fill_rounds(47)) * (p.cost.alpha + transfer / segments);
+  const double after_last = run_time("clairvoyant", p) - delay;
+  EXPECT_LE(after_last, pipeline);
+  EXPECT_LE(after_last, 1.25 * transfer);
+  EXPECT_GE(run_time("ring", p) / run_time("clairvoyant", p), 1.25);
+  const double allreduce_group = simulate(p, build_clairvoyant_allreduce(p, {1, "ring", 0, 0})).run_time;
+  EXPECT_GE(allreduce_group / run_time("clairvoyant", p), 1.15);
+}
+
+// Above 64 ranks (formulas): one rank late by about the balanced
+// Rabenseifner time at P = 128 ([M]'s CURIE values) is folded after a
+// two-tree reduce — the group's allreduce would take as long as the delay.
+TEST(AllreduceClairvoyant, AboveSixtyFourRanksALateRankIsFoldedAfterTheGroupsReduce) {
+  Params p = allreduce_params(128, 1 << 20);
+  p.cost = CostModel{2.681563e-06, 4.817884e-10, 9.536743e-15};
+  const double native_like = run_time("rabenseifner", p);
+  p.arrivals = one_late(128, 1, native_like);
+  const ClairvoyantAllreducePlan plan = plan_clairvoyant_allreduce(p);
+  EXPECT_EQ(plan.folded, 1);
+  EXPECT_EQ(plan.group_shape, kGroupReduce);
+  EXPECT_GE(run_time("rabenseifner", p) / run_time("clairvoyant", p), 1.2);
+  p.count = 1000;  // and proved correct
+  EXPECT_EQ(validate_all_modes(p, build("clairvoyant", p)), "");
+}
+
 }  // namespace

@@ -2,18 +2,24 @@
 // (beyond the papers; [PO] §7 names a Clairvoyant allreduce as future work;
 // design and worked example in docs/clairvoyant-allreduce.md).
 //
-// Decided in core from the PAT vector and the cost model, for all ranks at
-// once. Ranks sorted by predicted arrival (ties by rank): the first P − k
-// form the group G, the last k are folded in one by one, in arrival order.
+// Decided in core from the PAT vector and the cost model (the plan, shared
+// by every rank; one rank's Program is then built alone). Ranks sorted by
+// predicted arrival (ties by rank): the first P − k form the group G, the
+// last k are folded in one by one, in arrival order.
 //   1. G runs a classic allreduce among itself (ring, rabenseifner or
-//      recursive_doubling over its positions) while the late ranks compute.
+//      recursive_doubling over its positions) while the late ranks compute
+//      — or, reduce-first (kGroupReduce), only the two-tree reduce: the
+//      fold's trees without L, backwards in time, leaving S_G's segments
+//      of tree t at its root (one transfer plus the fill instead of two).
 //   2. Fold of late rank L into G = g_0 … g_{n−1} (all holding S_G): in N
 //      segments, L broadcasts its raw vector to G down two binary trees
 //      (pipelined, segments alternating between them, every member interior
 //      in at most one: [SST] Sanders/Speck/Träff's two-tree broadcast);
 //      each member combines each raw segment into its result, and the two
 //      units of send capacity the trees leave free stream S_G (or the
-//      final segments) back to L. L then joins G.
+//      final segments) back to L. After a reduce-first group the roots
+//      combine L's raw segments and the trees carry final segments (stored,
+//      no scratch). L then joins G.
 // The plan (k, group shape, N) is the candidate with the least simulated
 // run time under Params::cost and the PATs; k = 0 is the classic algorithm
 // itself over all ranks in rank order, so balanced PATs cost exactly the

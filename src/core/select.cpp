@@ -236,9 +236,8 @@ Selection Selector::select(const Params &params) {
         // the imbalance): what an algorithm can change. With a rank late by
         // far more than the collective, 5 % of the whole run time would
         // never be met. With feedback, each prediction is scaled by the
-        // model's measured error for that algorithm on this shape (an
-        // algorithm not yet measured enough: native's error, i.e. the
-        // model's ranking against native stands until it is measured).
+        // model's measured error for that algorithm on this shape (once
+        // native's is known).
         const double imbalance_seconds = slot->imbalance;
         std::vector<Prediction> ranked = selection.predictions;
         if (options_.feedback && current.model_error.count(std::string(native_name))) {
@@ -250,9 +249,19 @@ Selection Selector::select(const Params &params) {
           const double native_error = error_of(native_name);
           // Until native's error is known, none is applied: correcting one
           // side only would rank on the model's error alone.
+          // An unmeasured PAP-aware candidate is assumed no better than its
+          // measured kind (the median error of the measured PAP-aware ones,
+          // at least native's): on a machine where pipelined many-round
+          // schedules run slower than modelled, they all do.
+          std::vector<double> pap_errors;
+          for (const Prediction &p : ranked)
+            if (p.pap_aware && !std::isnan(error_of(p.name))) pap_errors.push_back(error_of(p.name));
+          const double pap_prior =
+              pap_errors.empty() ? native_error : std::max(native_error, measured_tail(pap_errors));
           if (!std::isnan(native_error))
             for (Prediction &p : ranked) {
-              const double error = std::isnan(error_of(p.name)) ? native_error : error_of(p.name);
+              double error = error_of(p.name);
+              if (std::isnan(error)) error = p.pap_aware ? pap_prior : native_error;
               p.seconds = imbalance_seconds + std::max(0.0, p.seconds - imbalance_seconds) * error;
             }
           std::stable_sort(ranked.begin(), ranked.end(),

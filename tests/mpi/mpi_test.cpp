@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 
 #include "patcoll.h"
 
@@ -42,6 +44,24 @@ std::vector<std::string> algorithms_of(const char *collective) {
   const int n = PAT_Algorithm_count(collective);
   for (int i = 0; i < n; ++i) out.emplace_back(PAT_Algorithm_name(collective, i));
   return out;
+}
+
+std::string last_algorithm(MPI_Comm comm, const char *collective) {
+  const char *name = nullptr;
+  if (PAT_Get_last_algorithm(comm, collective, &name) != MPI_SUCCESS) return "error";
+  return name ? name : "(none)";
+}
+
+bool same_on_every_rank(MPI_Comm comm, const std::string &text) {
+  char mine[64] = {};
+  std::strncpy(mine, text.c_str(), sizeof mine - 1);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<char> all(64 * static_cast<std::size_t>(size));
+  PMPI_Allgather(mine, 64, MPI_CHAR, all.data(), 64, MPI_CHAR, comm);
+  for (int r = 0; r < size; ++r)
+    if (std::strncmp(all.data() + 64 * r, mine, 64) != 0) return false;
+  return true;
 }
 
 std::string error_class_name(int code) {

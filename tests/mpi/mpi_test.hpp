@@ -45,6 +45,13 @@ std::vector<std::string> algorithms_of(const char *collective);
 
 std::string error_class_name(int code);
 
+// The algorithm that served `collective`'s last call on `comm`
+// (PAT_Get_last_algorithm): "(none)" before any, "error" on failure.
+std::string last_algorithm(MPI_Comm comm, const char *collective);
+// True when `text` (at most 63 characters) is the same on every rank of
+// `comm` (collective: one PMPI_Allgather).
+bool same_on_every_rank(MPI_Comm comm, const std::string &text);
+
 // One blocking collective by algorithm name on MPI_INT (reduce/allreduce
 // with MPI_SUM): `count` elements, per rank for scatter and gather.
 int run_int(core::Collective c, const std::string &algorithm, const int *send, int *recv, int count, int root,

@@ -18,25 +18,6 @@ namespace {
 
 int g_rank = 0, g_size = 1;
 
-std::string last(MPI_Comm comm, const char *collective) {
-  const char *name = nullptr;
-  if (PAT_Get_last_algorithm(comm, collective, &name) != MPI_SUCCESS) return "error";
-  return name ? name : "(none)";
-}
-
-// The same string on every rank of comm?
-bool agreed(MPI_Comm comm, const std::string &text) {
-  char mine[64] = {};
-  std::strncpy(mine, text.c_str(), sizeof mine - 1);
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  std::vector<char> all(64 * static_cast<std::size_t>(size));
-  MPI_Allgather(mine, 64, MPI_CHAR, all.data(), 64, MPI_CHAR, comm);
-  for (int r = 0; r < size; ++r)
-    if (std::strncmp(all.data() + 64 * r, mine, 64) != 0) return false;
-  return true;
-}
-
 bool pap_aware(const std::string &name) {
   for (const char *n : {"clairvoyant", "uni_greedy", "bi_greedy", "slt", "prr", "slin", "sbn", "sls"})
     if (name == n) return true;
@@ -63,8 +44,8 @@ void run(patcoll::test::Suite &suite, MPI_Comm comm) {
     std::fill(got.begin(), got.end(), -1.0f);
     const int rc = PAT_Allreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm);
     suite.check(rc == MPI_SUCCESS && got == want, std::string(what) + ": allreduce result" + where);
-    const std::string chosen = last(comm, "allreduce");
-    suite.check(agreed(comm, chosen), std::string(what) + ": every rank chose the same (" + chosen + ")" + where);
+    const std::string chosen = patcoll::test::last_algorithm(comm, "allreduce");
+    suite.check(patcoll::test::same_on_every_rank(comm, chosen), std::string(what) + ": every rank chose the same (" + chosen + ")" + where);
     return chosen;
   };
 
@@ -111,10 +92,10 @@ void run(patcoll::test::Suite &suite, MPI_Comm comm) {
     std::vector<float> reduced(count, -1.0f);
     const int rc = PAT_Reduce(send.data(), reduced.data(), count, MPI_FLOAT, MPI_SUM, root, comm);
     suite.check(rc == MPI_SUCCESS && (rank != root || reduced == want), "one late: reduce result" + where);
-    const std::string chosen = last(comm, "reduce");
+    const std::string chosen = patcoll::test::last_algorithm(comm, "reduce");
     // (With only rank 0 late, the linear reduce the MPI library could run
     // is already at the bound, so native is a right answer here too.)
-    suite.check(agreed(comm, chosen) && (chosen == "native" || pap_aware(chosen)),
+    suite.check(patcoll::test::same_on_every_rank(comm, chosen) && (chosen == "native" || pap_aware(chosen)),
                 "one late: reduce chose native or a PAP-aware algorithm (" + chosen + ")" + where);
   }
 
@@ -127,7 +108,7 @@ void run(patcoll::test::Suite &suite, MPI_Comm comm) {
     PMPI_Allreduce(isend.data(), iwant.data(), count / 4, MPI_INT, op, comm);
     PAT_Set_arrivals(comm, pats.data());
     const int rc = PAT_Allreduce(isend.data(), igot.data(), count / 4, MPI_INT, op, comm);
-    const std::string chosen = last(comm, "allreduce");
+    const std::string chosen = patcoll::test::last_algorithm(comm, "allreduce");
     suite.check(rc == MPI_SUCCESS && igot == iwant, "non-commutative op: result (" + chosen + ")" + where);
     suite.check(chosen != "ring" && chosen != "prr" && chosen != "slt" && chosen != "clairvoyant",
                 "non-commutative op: no commutative-only algorithm (" + chosen + ")" + where);
@@ -139,8 +120,8 @@ void run(patcoll::test::Suite &suite, MPI_Comm comm) {
     std::vector<float> small_got(16), small_want(16);
     PMPI_Allreduce(send.data(), small_want.data(), 16, MPI_FLOAT, MPI_SUM, comm);
     PAT_Allreduce(send.data(), small_got.data(), 16, MPI_FLOAT, MPI_SUM, comm);
-    suite.check(small_got == small_want && last(comm, "allreduce") == "recursive_doubling",
-                "small message with a late rank: the size rule (" + last(comm, "allreduce") + ")" + where);
+    suite.check(small_got == small_want && patcoll::test::last_algorithm(comm, "allreduce") == "recursive_doubling",
+                "small message with a late rank: the size rule (" + patcoll::test::last_algorithm(comm, "allreduce") + ")" + where);
   }
   PAT_Set_arrivals(comm, nullptr);
 }

@@ -50,24 +50,6 @@ double injected(Collective, std::string_view algorithm, int rank, double tail) {
   return tail;
 }
 
-std::string last(MPI_Comm comm, const char *collective) {
-  const char *name = nullptr;
-  if (PAT_Get_last_algorithm(comm, collective, &name) != MPI_SUCCESS) return "error";
-  return name ? name : "(none)";
-}
-
-bool agreed(MPI_Comm comm, const std::string &text) {
-  char mine[64] = {};
-  std::strncpy(mine, text.c_str(), sizeof mine - 1);
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  std::vector<char> all(64 * static_cast<std::size_t>(size));
-  PMPI_Allgather(mine, 64, MPI_CHAR, all.data(), 64, MPI_CHAR, comm);
-  for (int r = 0; r < size; ++r)
-    if (std::strncmp(all.data() + 64 * r, mine, 64) != 0) return false;
-  return true;
-}
-
 // `calls` blocking auto calls of `collective` on a fresh duplicate of
 // `parent` with the last rank late in the PAT vector; the algorithm of
 // each call. Checks every result and that every rank chose alike.
@@ -107,8 +89,8 @@ std::vector<std::string> run_calls(patcoll::test::Suite &suite, MPI_Comm parent,
                        ? PAT_Allreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm)
                        : PAT_Reduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, root, comm);
     results = results && rc == MPI_SUCCESS && (collective == Collective::reduce && rank != root ? true : got == want);
-    chosen.push_back(last(comm, name));
-    agreement = agreement && agreed(comm, chosen.back());
+    chosen.push_back(patcoll::test::last_algorithm(comm, name));
+    agreement = agreement && patcoll::test::same_on_every_rank(comm, chosen.back());
   }
   suite.check(results, std::string(name) + ": every call's result" + where);
   suite.check(agreement, std::string(name) + ": every rank chose the same algorithm on every call" + where);

@@ -292,6 +292,31 @@ TEST(SelectFeedback, AChoiceMeasuredSlowerThanNativeIsDroppedForThatPatternOnly)
   }
 }
 
+TEST(SelectFeedback, AnUnmeasuredPapAwareCandidateIsAssumedNoBetterThanItsMeasuredKind) {
+  // Reduce at P = 8 one late: the model ranks several PAP-aware reduces
+  // ahead of native. The first measures 4x its prediction, native as
+  // predicted: after the drop auto goes to native, not to the next
+  // PAP-aware candidate the model prefers.
+  Selector selector;
+  const Params p = one_late_call(Collective::reduce);
+  int pap_aware_names = 0;
+  for (const Prediction &q : selector.select(p).predictions) pap_aware_names += q.pap_aware;
+  ASSERT_GE(pap_aware_names, 2);
+  std::set<std::string> ran;
+  std::string name;
+  for (int k = 0; k < 20; ++k) {
+    const Selection s = selector.select(p);
+    name = std::string(s.name);
+    ran.insert(name);
+    double predicted = 0;
+    for (const Prediction &q : s.predictions)
+      if (q.name == s.name) predicted = q.seconds - imbalance(s.arrivals);
+    selector.record(s.pattern, s.name, predicted * (s.name == native_name ? 1.0 : 4.0));
+  }
+  EXPECT_EQ(name, native_name);
+  EXPECT_EQ(ran.size(), 2u);  // the model's first choice and native
+}
+
 TEST(SelectFeedback, PatternsThatNeverRepeatLearnTheModelsErrorAcrossTheShape) {
   // A new pattern every call (random delays): no pattern is measured
   // twice, yet native is probed on the shape's odd calls, and once both

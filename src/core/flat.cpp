@@ -72,21 +72,44 @@ void FlatBuilder::misplaced(int index, int rank) {
   out_.misplaced_rank = rank;
 }
 
+namespace {
+
+// A step's ops in the flat form at dst: max(count, 1) of them (an empty
+// step is one kEmpty op), the last marked kLast.
+void write_step(const Op *ops, std::size_t count, FlatOp *dst) {
+  if (count == 0) *dst = FlatOp{}, dst->flags = FlatOp::kEmpty;
+  for (std::size_t i = 0; i < count; ++i) dst[i] = FlatOp(ops[i]);
+  dst[std::max<std::size_t>(count, 1) - 1].flags |= FlatOp::kLast;
+}
+
+}  // namespace
+
 void FlatBuilder::step(const Op *ops, std::size_t count, int round) {
-  if (overflow_ || ops_.size() + std::max<std::size_t>(count, 1) >= FlatOp::kNone) {
+  const std::size_t size = std::max<std::size_t>(count, 1);
+  if (overflow_ || total_ + size >= FlatOp::kNone) {
     overflow_ = true;
     return;
   }
-  const auto first = static_cast<std::uint32_t>(ops_.size());
-  if (count == 0) ops_.emplace_back().flags = FlatOp::kEmpty;
-  for (std::size_t i = 0; i < count; ++i) ops_.emplace_back(ops[i]);
-  ops_.back().flags |= FlatOp::kLast;
+  const auto first = static_cast<std::uint32_t>(total_);
+  if (keep_ops_) {
+    ops_.resize(total_ + size);
+    write_step(ops, count, ops_.data() + first);
+  }
+  total_ += size;
   const std::uint32_t key = round >= 0 ? static_cast<std::uint32_t>(round) : index_;
-  steps_.push_back({first, static_cast<std::uint32_t>(ops_.size()) - first, key, rank_});
+  steps_.push_back({first, static_cast<std::uint32_t>(size), key, rank_});
   ++index_;
 }
 
 FlatPrograms FlatBuilder::finish() {
+  return finish_with([&](std::size_t i, FlatOp *dst) {
+    const StepRecord &s = steps_[i];
+    std::copy(ops_.begin() + s.first, ops_.begin() + s.first + s.size, dst);
+  });
+}
+
+template <typename Fill>
+FlatPrograms FlatBuilder::finish_with(Fill &&fill) {
   if (overflow_) {  // > 100 GB of Programs: not reached
     out_.error = "more than 2^32 ops to simulate";
     return std::move(out_);
@@ -94,7 +117,7 @@ FlatPrograms FlatBuilder::finish() {
   // The layout: steps by key, ties in rank order. Each step's new place
   // is computed in rank order (a stable counting sort by key, in ops; a
   // comparison sort when the keys are too sparse for buckets), so the copy
-  // below reads the rank-by-rank ops in order and only its writes jump.
+  // below reads the steps in the order they came and only its writes jump.
   const std::size_t steps = steps_.size();
   std::vector<std::uint32_t> place(steps);
   std::uint32_t max_key = 0;
@@ -115,13 +138,13 @@ FlatPrograms FlatBuilder::finish() {
     std::uint32_t next = 0;
     for (std::uint32_t i : order) place[i] = next, next += steps_[i].size;
   }
-  out_.ops.reserve(ops_.size());
+  out_.ops.reserve(total_);
   advise_huge_pages(out_.ops);
-  out_.ops.resize(ops_.size());
-  // Copy, and link each rank's steps in Program order (steps_ is in it).
+  out_.ops.resize(total_);
+  // Fill, and link each rank's steps in Program order (steps_ is in it).
   for (std::size_t i = 0; i < steps; ++i) {
     const StepRecord &s = steps_[i];
-    std::copy(ops_.begin() + s.first, ops_.begin() + s.first + s.size, out_.ops.begin() + place[i]);
+    fill(i, out_.ops.data() + place[i]);
     if (i == 0 || steps_[i - 1].rank != s.rank) out_.first[static_cast<std::size_t>(s.rank)] = place[i];
     const bool last_of_rank = i + 1 == steps || steps_[i + 1].rank != s.rank;
     out_.ops[place[i] + s.size - 1].next = last_of_rank ? FlatOp::kNone : place[i + 1];
@@ -142,12 +165,15 @@ void add_program(FlatBuilder &builder, int index, const Program &program) {
 }  // namespace
 
 FlatPrograms flatten(const std::vector<Program> &programs) {
-  std::size_t ops = 0;
-  for (const Program &program : programs)
-    for (const Step &step : program.steps) ops += std::max<std::size_t>(1, step.ops.size());
-  FlatBuilder builder(static_cast<int>(programs.size()), ops);
+  FlatBuilder builder = FlatBuilder::layout_only(static_cast<int>(programs.size()));
   for (std::size_t rank = 0; rank < programs.size(); ++rank) add_program(builder, static_cast<int>(rank), programs[rank]);
-  return builder.finish();
+  // The steps again, in the same order, straight from the Programs.
+  std::size_t rank = 0, step = 0;
+  return builder.finish_with([&](std::size_t, FlatOp *dst) {
+    while (step == programs[rank].steps.size()) ++rank, step = 0;
+    const std::vector<Op> &ops = programs[rank].steps[step++].ops;
+    write_step(ops.data(), ops.size(), dst);
+  });
 }
 
 FlatPrograms build_flat(const Algorithm &algorithm, const Params &params) {

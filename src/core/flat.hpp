@@ -90,8 +90,20 @@ class FlatBuilder {
   FlatPrograms finish();
 
  private:
+  friend FlatPrograms flatten(const std::vector<Program> &);
+  // flatten(): step() records the layout only, finish_with() reads the ops
+  // from the Programs (no copy of every op in between).
+  static FlatBuilder layout_only(int procs) {
+    FlatBuilder builder(procs);
+    builder.keep_ops_ = false;
+    return builder;
+  }
+  // Lays the steps out; fill(i, dst) writes step i's ops (steps in the
+  // order they were given) at dst.
+  template <typename Fill>
+  FlatPrograms finish_with(Fill &&fill);
   struct StepRecord {
-    std::uint32_t first;  // in ops_
+    std::uint32_t first;  // in ops_ (the ops so far when the step came)
     std::uint32_t size;   // ops (>= 1: an empty step has its kEmpty op)
     std::uint32_t key;    // layout key: round, else the index in the Program
     std::int32_t rank;
@@ -101,6 +113,8 @@ class FlatBuilder {
   std::vector<StepRecord> steps_;
   int rank_ = -1;
   std::uint32_t index_ = 0;  // of the next step in the current rank's Program
+  std::size_t total_ = 0;    // ops so far
+  bool keep_ops_ = true;
   bool overflow_ = false;
 };
 

@@ -14,17 +14,11 @@
 #include "core/builders/scatter_gather.hpp"
 #include "core/builders/tree.hpp"
 #include "core/cost.hpp"
+#include "random_pats.hpp"
 
 using namespace patcoll::core;
 
 namespace {
-
-std::vector<double> random_pats(int procs, std::mt19937_64 &rng) {
-  std::uniform_real_distribution<double> delay(0.0, 1e-3);
-  std::vector<double> pats(static_cast<std::size_t>(procs));
-  for (double &a : pats) a = delay(rng);
-  return pats;
-}
 
 Params params_for(const Algorithm &algorithm, int procs, int root, std::vector<double> arrivals) {
   Params p;

@@ -12,6 +12,7 @@
 #include "core/algorithm.hpp"
 #include "core/flat.hpp"
 #include "core/simulate.hpp"
+#include "random_pats.hpp"
 
 using namespace patcoll::core;
 
@@ -27,13 +28,6 @@ Program without_rounds(Program program) {
     for (Op &op : step.ops) (op.kind == OpKind::recv ? op.src : op.dst) = Region{};
   }
   return program;
-}
-
-std::vector<double> random_pats(int procs, std::mt19937_64 &rng) {
-  std::uniform_real_distribution<double> delay(0.0, 2e-4);
-  std::vector<double> pats(static_cast<std::size_t>(procs));
-  for (double &a : pats) a = delay(rng);
-  return pats;
 }
 
 Params params_for(const Algorithm &algorithm, int procs, int root, std::vector<double> arrivals) {
@@ -79,7 +73,7 @@ TEST(Flat, FlattenKeepsEveryRanksStepsInOrder) {
   int cases = 0;
   for (const Algorithm &algorithm : algorithms())
     for (int procs : {1, 2, 3, 5, 8, 13, 16, 33}) {
-      const Params params = params_for(algorithm, procs, procs / 2, random_pats(procs, rng));
+      const Params params = params_for(algorithm, procs, procs / 2, random_pats(procs, rng, 2e-4));
       if (!unsupported_reason(algorithm, params).empty()) continue;
       const std::vector<Program> programs = build_all(algorithm, params);
       const FlatPrograms flat = flatten(programs);
@@ -103,7 +97,7 @@ TEST(Flat, ScheduleBasedBuildersEmitTheStepsOfTheirPrograms) {
       for (int root : {0, procs - 1})
         for (bool pats : {false, true})
           for (std::int64_t segments : {0, 1, 5}) {
-            Params params = params_for(algorithm, procs, root, pats ? random_pats(procs, rng) : std::vector<double>{});
+            Params params = params_for(algorithm, procs, root, pats ? random_pats(procs, rng, 2e-4) : std::vector<double>{});
             params.segment_count = segments;
             ASSERT_EQ(unsupported_reason(algorithm, params), "") << algorithm.name;
             const std::vector<Program> programs = build_all(algorithm, params);
@@ -131,7 +125,7 @@ TEST(Flat, LayoutChangesNoSimulatedTime) {
   int cases = 0;
   for (const Algorithm &algorithm : algorithms())
     for (int procs : {4, 9, 17}) {
-      const Params params = params_for(algorithm, procs, 1, random_pats(procs, rng));
+      const Params params = params_for(algorithm, procs, 1, random_pats(procs, rng, 2e-4));
       if (!unsupported_reason(algorithm, params).empty()) continue;
       const std::vector<Program> programs = build_all(algorithm, params);
       std::vector<Program> none = programs, reversed = programs, scrambled = programs;

@@ -10,6 +10,7 @@
 #include "core/builders/pap.hpp"
 #include "core/simulate.hpp"
 #include "core/validate.hpp"
+#include "random_pats.hpp"
 
 using namespace patcoll::core;
 
@@ -51,13 +52,6 @@ int exchange_steps(const Program &program) {
     n += talks;
   }
   return n;
-}
-
-std::vector<double> random_pats(int procs, std::mt19937_64 &rng) {
-  std::uniform_real_distribution<double> delay(0.0, 1e-3);
-  std::vector<double> pats(procs);
-  for (double &a : pats) a = delay(rng);
-  return pats;
 }
 
 // --- arrival order -----------------------------------------------------------

@@ -77,7 +77,8 @@ void region_json(std::ostream &os, const Region &r) {
 std::string to_table(const Program &program) {
   std::ostringstream os;
   os << "rank " << program.rank << " of " << program.procs << ", scratch " << program.scratch_count
-     << " elements, " << program.steps.size() << " steps\n";
+     << " elements, " << program.steps.size() << " steps" << (program.synchronous_sends ? ", synchronous sends" : "")
+     << '\n';
   for (std::size_t s = 0; s < program.steps.size(); ++s) {
     const Step &step = program.steps[s];
     os << "  step " << s;
@@ -111,7 +112,9 @@ std::string to_table(const Program &program) {
 std::string to_json(const Program &program) {
   std::ostringstream os;
   os << "{\"rank\":" << program.rank << ",\"procs\":" << program.procs
-     << ",\"scratch_count\":" << program.scratch_count << ",\"steps\":[";
+     << ",\"scratch_count\":" << program.scratch_count;
+  if (program.synchronous_sends) os << ",\"synchronous_sends\":true";
+  os << ",\"steps\":[";
   for (std::size_t s = 0; s < program.steps.size(); ++s) {
     const Step &step = program.steps[s];
     if (s) os << ',';

@@ -95,6 +95,13 @@ struct Program {
   int procs = 1;
   std::int64_t scratch_count = 0;  // elements of scratch this rank needs
   std::vector<Step> steps;
+  // The plan assumes a send holds the sender until the receiver has taken
+  // the message (the simulator's rendezvous transfers, one per port): the
+  // executor then posts MPI_Issend, so a small message sent eagerly cannot
+  // let the sender run ahead and share its link with its next send.
+  // Schedule generators (Clairvoyant, greedy) set it: their rounds are
+  // planned per port (docs/reproductions.md, the [PO] Fig. 10 1 ms case).
+  bool synchronous_sends = false;
   friend bool operator==(const Program &, const Program &) = default;
 };
 

@@ -165,10 +165,12 @@ void Execution::post(const core::Step &step) {
       barriers_.push_back(posted_);
     }
     MPI_Request &request = workspace_->requests[static_cast<std::size_t>(posted_)];
-    const int rc = is_send ? MPI_Isend(target, n, type.type, op.peer, context_.tag, context_.comm, &request)
-                           : MPI_Irecv(target, n, type.type, op.peer, context_.tag, context_.comm, &request);
+    const bool synchronous = is_send && program_->synchronous_sends;
+    const int rc = !is_send     ? MPI_Irecv(target, n, type.type, op.peer, context_.tag, context_.comm, &request)
+                   : synchronous ? MPI_Issend(target, n, type.type, op.peer, context_.tag, context_.comm, &request)
+                                 : MPI_Isend(target, n, type.type, op.peer, context_.tag, context_.comm, &request);
     if (rc != MPI_SUCCESS) {
-      note_error(mpi_failure(rc, is_send ? "MPI_Isend" : "MPI_Irecv"));
+      note_error(mpi_failure(rc, !is_send ? "MPI_Irecv" : synchronous ? "MPI_Issend" : "MPI_Isend"));
       request = MPI_REQUEST_NULL;
       slot.done = true;
     } else {

@@ -182,3 +182,29 @@ TEST(BuilderPlans, LinearScatterAndGatherAtAMillionRanksAreCountedFromOnePlan) {
   EXPECT_EQ(gather.root_steps, static_cast<std::size_t>(kMillion) + 1);
   EXPECT_EQ(gather.most_steps_elsewhere, 3u);
 }
+
+// The schedule generators plan one transfer per port and round, so their
+// Programs ask the executor for synchronous sends (MPI_Issend): an eager
+// send must not let a sender run ahead into its next round. Every other
+// builder keeps plain sends (they are not planned per round, and ring, for
+// one, gains from eager sends under imbalance).
+TEST(BuilderPlans, OnlyTheScheduleGeneratorsProgramsAskForSynchronousSends) {
+  std::mt19937_64 rng(3);
+  int synchronous = 0;
+  for (const Algorithm &algorithm : algorithms()) {
+    const bool generated = algorithm.collective == Collective::reduce &&
+                           (algorithm.name == "clairvoyant" || algorithm.name == "uni_greedy" ||
+                            algorithm.name == "bi_greedy");
+    for (int procs : {2, 7, 16}) {
+      const Params params = params_for(algorithm, procs, 0, random_pats(procs, rng));
+      if (!unsupported_reason(algorithm, params).empty()) continue;
+      for (const Program &program : build_all(algorithm, params)) {
+        if (generated) EXPECT_TRUE(program.synchronous_sends) << algorithm.name;
+        if (!(algorithm.restrictions & schedule_based))
+          EXPECT_FALSE(program.synchronous_sends) << to_string(algorithm.collective) << " " << algorithm.name;
+        synchronous += generated && program.synchronous_sends;
+      }
+    }
+  }
+  EXPECT_EQ(synchronous, 3 * (2 + 7 + 16));  // clairvoyant, uni_greedy, bi_greedy, every rank
+}

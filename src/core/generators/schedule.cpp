@@ -84,6 +84,7 @@ void rank_steps(const Schedule &schedule, const Params &params, const std::vecto
 
 Program rank_program(const Schedule &schedule, const Params &params, const std::vector<Span> &spans, int rank) {
   Program program{rank, params.procs, rank == params.root ? 0 : params.count, {}};
+  program.synchronous_sends = true;  // rounds are planned per port (ir.hpp)
   rank_steps(schedule, params, spans, rank, [&](const Op *ops, std::size_t n, int round) {
     add_step(program, std::vector<Op>(ops, ops + n), round);
   });

@@ -214,8 +214,9 @@ def pa3(runner, out, algorithms):
     return e
 
 
-# The sizes simulated for Table 4 (Ki floats); 4 Mi and 8 Mi take minutes of
-# wall time per delay on this machine, --full-pa4 adds them.
+# The sizes simulated for Table 4 (Ki floats); --full-pa4 adds 4 Mi and 8 Mi:
+# one-late takes under 1.5 min per delay, rand-late (--pa4-iters 3) 4-24 min
+# per delay on the loaded VM (86 min in all, SimGrid's hot loop at 8 Mi).
 PA4_SIZES = [128, 512, 1024, 2048]
 
 

@@ -79,17 +79,57 @@ const Prediction *find(const std::vector<Prediction> &predictions, std::string_v
 
 }  // namespace
 
-Selector::Cached *Selector::predictions_for(const std::string &shape, const Params &quantised, bool may_simulate,
-                                            bool &hit, std::string &key) {
+namespace {
+
+// Late ranks of a quantised vector: arrival above half its imbalance.
+std::vector<bool> late_ranks(const std::vector<double> &arrivals) {
+  const double half = 0.5 * imbalance(arrivals);
+  std::vector<bool> late(arrivals.size());
+  for (std::size_t i = 0; i < arrivals.size(); ++i) late[i] = arrivals[i] > half;
+  return late;
+}
+
+}  // namespace
+
+Selector::Cached *Selector::family_of(const std::string &shape, const std::vector<double> &arrivals, double quantum,
+                                      std::string &key) {
+  // The family exists to share measurements: the model alone
+  // (feedback off) judges every quantised vector on its own.
+  if (!options_.feedback || options_.family_quanta <= 0 || quantum <= 0) return nullptr;
+  const double reach = (options_.family_quanta + 1e-9) * quantum;
+  const std::vector<bool> late = late_ranks(arrivals);
+  Cached *nearest = nullptr;
+  double nearest_distance = INFINITY;
+  // Most recently used first, so ties go to the same entry on every rank.
+  for (const std::string &candidate : lru_) {
+    Cached &slot = cache_.at(candidate);
+    if (slot.shape != shape || slot.late != late || slot.arrivals.size() != arrivals.size()) continue;
+    double distance = 0;
+    for (std::size_t i = 0; i < arrivals.size() && distance <= reach; ++i)
+      distance = std::max(distance, std::abs(arrivals[i] - slot.arrivals[i]));
+    if (distance <= reach && distance < nearest_distance) {
+      nearest = &slot;
+      nearest_distance = distance;
+      key = candidate;
+    }
+  }
+  return nearest;
+}
+
+Selector::Cached *Selector::predictions_for(const std::string &shape, const Params &quantised, double quantum,
+                                            bool may_simulate, bool &hit, std::string &key) {
   std::ostringstream os;
   os.precision(17);
   os << shape << " a";
   for (double a : quantised.arrivals) os << ' ' << a;
   key = os.str();
-  if (auto it = cache_.find(key); it != cache_.end()) {
+  Cached *slot = nullptr;
+  if (auto it = cache_.find(key); it != cache_.end()) slot = &it->second;
+  else slot = family_of(shape, quantised.arrivals, quantum, key);
+  if (slot) {
     hit = true;
-    lru_.splice(lru_.begin(), lru_, it->second.position);
-    return &it->second;
+    lru_.splice(lru_.begin(), lru_, slot->position);
+    return slot;
   }
   hit = false;
   if (!may_simulate) return nullptr;
@@ -99,12 +139,14 @@ Selector::Cached *Selector::predictions_for(const std::string &shape, const Para
     lru_.pop_back();
   }
   lru_.push_front(key);
-  Cached &slot = cache_[key];
-  slot.position = lru_.begin();
-  slot.predictions = predict_candidates(quantised);
-  slot.shape = shape;
-  slot.imbalance = imbalance(quantised.arrivals);
-  return &slot;
+  Cached &fresh = cache_[key];
+  fresh.position = lru_.begin();
+  fresh.predictions = predict_candidates(quantised);
+  fresh.shape = shape;
+  fresh.imbalance = imbalance(quantised.arrivals);
+  fresh.arrivals = quantised.arrivals;
+  fresh.late = late_ranks(quantised.arrivals);
+  return &fresh;
 }
 
 double measured_tail(std::span<const double> tails) {
@@ -122,26 +164,40 @@ bool measured_worse(std::span<const double> candidate, std::span<const double> n
   return measured_tail(candidate) > measured_tail(native) * (1.0 + margin);
 }
 
+namespace {
+
+template <class Samples>
+std::vector<double> values_since(const Samples &samples, std::size_t since) {
+  std::vector<double> out;
+  for (const auto &sample : samples)
+    if (sample.stamp >= since) out.push_back(sample.value);
+  return out;
+}
+
+}  // namespace
+
 std::optional<Verdict> Selector::record(const std::string &pattern, std::string_view algorithm, double tail_seconds) {
   auto it = cache_.find(pattern);
   if (it == cache_.end() || !std::isfinite(tail_seconds)) return std::nullopt;
   Cached &slot = it->second;
+  auto shape = current_.find(slot.shape);
+  const std::size_t clock = shape != current_.end() ? shape->second.clock : 0;
   const std::size_t window = std::max<std::size_t>(1, options_.feedback_window);
-  std::deque<double> &tails = slot.tails[std::string(algorithm)];
-  tails.push_back(tail_seconds);
+  const std::size_t samples = std::max<std::size_t>(1, options_.feedback_samples);
+  std::deque<Sample> &tails = slot.tails[std::string(algorithm)];
+  tails.push_back({tail_seconds, clock});
   while (tails.size() > window) tails.pop_front();
   // The model's error for this algorithm on this shape: measured over
   // predicted time after the last arrival.
   if (const Prediction *predicted = find(slot.predictions, algorithm))
-    if (const double after_last = predicted->seconds - slot.imbalance; after_last > 0)
-      if (auto shape = current_.find(slot.shape); shape != current_.end()) {
-        std::deque<double> &errors = shape->second.model_error[std::string(algorithm)];
-        errors.push_back(tail_seconds / after_last);
-        while (errors.size() > window) errors.pop_front();
-      }
+    if (const double after_last = predicted->seconds - slot.imbalance; after_last > 0 && shape != current_.end()) {
+      std::deque<Sample> &errors = shape->second.model_error[std::string(algorithm)];
+      errors.push_back({tail_seconds / after_last, clock});
+      while (errors.size() > window) errors.pop_front();
+    }
   auto native = slot.tails.find(std::string(native_name));
   if (native == slot.tails.end()) return std::nullopt;
-  const std::vector<double> native_tails(native->second.begin(), native->second.end());
+  const std::vector<double> native_tails = values_since(native->second, 0);
   // A new native measurement may condemn any candidate measured so far; a
   // candidate's own measurement only itself. Candidates in name order, so
   // every rank drops the same one first.
@@ -154,12 +210,32 @@ std::optional<Verdict> Selector::record(const std::string &pattern, std::string_
   }
   for (const std::string &name : candidates) {
     if (slot.dropped.count(name)) continue;
-    const std::deque<double> &kept = slot.tails[name];
-    const std::vector<double> candidate_tails(kept.begin(), kept.end());
-    if (!measured_worse(candidate_tails, native_tails, options_.feedback_samples, options_.hysteresis)) continue;
-    slot.dropped.insert(name);
-    return Verdict{name, measured_tail(candidate_tails), measured_tail(native_tails), candidate_tails.size(),
-                   native_tails.size()};
+    const std::deque<Sample> &kept = slot.tails[name];
+    if (kept.empty()) continue;
+    const std::vector<double> candidate_tails = values_since(kept, 0);
+    // Judged against native's tails of the same minutes only (measured no
+    // earlier than the candidate's oldest kept one): on a machine whose
+    // speed drifts, an old native tail says nothing about a new one.
+    const std::vector<double> same_minutes = values_since(native->second, kept.front().stamp);
+    if (measured_worse(candidate_tails, same_minutes, samples, options_.hysteresis)) {
+      slot.dropped.insert(name);
+      slot.confirm = false;
+      if (shape != current_.end()) {  // the shape loses: conservative for a while (doubled at each drop)
+        Current &losing = shape->second;
+        losing.loss_calls = losing.loss_calls ? std::min<std::size_t>(2 * losing.loss_calls, 1u << 16)
+                                              : std::max<std::size_t>(1, options_.loss_calls);
+        losing.loss_until = clock + losing.loss_calls;
+      }
+      return Verdict{name, measured_tail(candidate_tails), measured_tail(same_minutes), candidate_tails.size(),
+                     same_minutes.size()};
+    }
+    if (same_minutes.size() >= samples) {
+      slot.confirm = false;  // judged on the same minutes: kept
+    } else if (!slot.confirm && measured_worse(candidate_tails, native_tails, 1, options_.hysteresis) &&
+               candidate_tails.size() >= samples) {
+      slot.confirm = true;  // slower than native's older tails: measure native now
+      slot.confirm_runs = 0;
+    }
   }
   return std::nullopt;
 }
@@ -192,7 +268,8 @@ Selection Selector::select(const Params &params) {
       balanced = balanced_.emplace(shape, std::isfinite(best) ? best : 0.0).first;
     }
     Params quantised = params;
-    quantised.arrivals = quantise_arrivals(params.arrivals, options_.quantum_fraction * balanced->second);
+    const double quantum = options_.quantum_fraction * balanced->second;
+    quantised.arrivals = quantise_arrivals(params.arrivals, quantum);
     const bool flat = std::all_of(quantised.arrivals.begin(), quantised.arrivals.end(), [](double a) { return a == 0; });
     if (flat) quantised.arrivals.clear();  // balanced: the same cache entry for every flat vector
     selection.arrivals = quantised.arrivals.empty() ? std::vector<double>(params.procs, 0.0) : quantised.arrivals;
@@ -204,17 +281,23 @@ Selection Selector::select(const Params &params) {
       current.name = std::string(native_name);
       selection.name = native_name;
     } else {
+      ++current.clock;
       const bool may_simulate = !current.simulated_once || ++current.calls_since_simulation >= options_.period;
-      Cached *slot = predictions_for(shape, quantised, may_simulate, selection.cache_hit, selection.pattern);
+      Cached *slot = predictions_for(shape, quantised, quantum, may_simulate, selection.cache_hit, selection.pattern);
+      selection.family = slot && selection.cache_hit && slot->arrivals != quantised.arrivals;
       if (!selection.cache_hit && slot) {
         current.calls_since_simulation = 0;
         current.simulated_once = true;
+        slot->last_native = current.clock;  // native's age counts from the pattern's first call
       }
       if (!slot) {
         selection.deferred = true;
         selection.pattern.clear();
         const Algorithm *kept = find_algorithm(params.collective, current.name);
         selection.name = kept ? kept->name : native_name;
+        // A shape that lost recently runs native on a pattern nobody judged.
+        if (options_.feedback && current.losing() && kept && (kept->restrictions & pap_aware))
+          selection.name = native_name;
       } else if (slot->predictions.empty()) {
         selection.simulated = true;
         selection.pattern.clear();
@@ -227,8 +310,21 @@ Selection Selector::select(const Params &params) {
         // algorithms other than native are never chosen here: native
         // stands for them; neither are the ones this pattern's
         // measurements dropped.
+        // The model's error of an algorithm on this shape: the median of
+        // its last measured/predicted ratios; NaN with fewer than
+        // feedback_samples of them.
+        auto error_of = [&](std::string_view name) -> double {
+          auto it = current.model_error.find(std::string(name));
+          if (it == current.model_error.end() || it->second.size() < options_.feedback_samples) return NAN;
+          return measured_tail(values_since(it->second, 0));
+        };
+        // While the shape is losing, a PAP-aware candidate whose error was
+        // never measured is not tried: the last one tried lost.
+        const bool conservative = options_.feedback && current.losing();
         auto usable = [&](const Prediction &p) {
-          return (p.pap_aware || p.name == native_name) && !slot->dropped.count(p.name);
+          if (slot->dropped.count(p.name)) return false;
+          if (p.name == native_name) return true;
+          return p.pap_aware && !(conservative && std::isnan(error_of(p.name)));
         };
         // A dropped incumbent hands over to native: the next PAP-aware
         // candidate must beat native by the hysteresis to be tried.
@@ -241,11 +337,6 @@ Selection Selector::select(const Params &params) {
         const double imbalance_seconds = slot->imbalance;
         std::vector<Prediction> ranked = selection.predictions;
         if (options_.feedback && current.model_error.count(std::string(native_name))) {
-          auto error_of = [&](std::string_view name) -> double {
-            auto it = current.model_error.find(std::string(name));
-            if (it == current.model_error.end() || it->second.size() < options_.feedback_samples) return NAN;
-            return measured_tail(std::vector<double>(it->second.begin(), it->second.end()));
-          };
           const double native_error = error_of(native_name);
           // Until native's error is known, none is applied: correcting one
           // side only would rank on the model's error alone.
@@ -286,10 +377,16 @@ Selection Selector::select(const Params &params) {
         // under this pattern, or under this shape, every other call of it
         // (from the second) runs native to measure it; the choice itself
         // (current) is unchanged.
+        // Native is also probed on the next calls when the choice measured
+        // slower than native's older tails (confirm: compare the same
+        // minutes), and once when native's last run here is feedback_age
+        // calls old (so a drift of the machine is seen).
         const std::size_t samples = options_.feedback_samples;
         if (options_.feedback && chosen->name != native_name &&
             ((slot->native_runs < samples && slot->calls % 2 == 1) ||
-             (current.native_runs < samples && current.calls % 2 == 1))) {
+             (current.native_runs < samples && current.calls % 2 == 1) ||
+             (slot->confirm && slot->confirm_runs < samples) ||
+             current.clock - slot->last_native >= std::max<std::size_t>(1, options_.feedback_age))) {
           selection.name = native_name;
           selection.probe = true;
         }
@@ -298,6 +395,8 @@ Selection Selector::select(const Params &params) {
         if (selection.name == native_name) {
           ++slot->native_runs;
           ++current.native_runs;
+          slot->last_native = current.clock;
+          if (slot->confirm) ++slot->confirm_runs;
         }
       }
     }

@@ -78,6 +78,24 @@ struct SelectOptions {
   bool feedback = true;
   std::size_t feedback_window = 5;
   std::size_t feedback_samples = 3;
+  // Jitter and drift (docs/adaptive.md, "Measured feedback"):
+  //  - a new quantised vector within `family_quanta` quanta of a cached
+  //    pattern of the same shape (every rank, L-infinity) with the same set
+  //    of late ranks is that pattern: it inherits its predictions,
+  //    measurements and drops, and is measured under it;
+  //  - a drop compares the candidate's kept tails only with native's
+  //    tails measured since the oldest of them (when the candidate measures
+  //    slower than older native tails, native is probed on the next calls
+  //    to have them), and a pattern running a PAP-aware choice re-probes
+  //    native once when native's last run there is `feedback_age` calls of
+  //    the shape old, so a drift of the machine is seen;
+  //  - after a drop the shape is "losing" for `loss_calls` calls (doubled
+  //    at each further drop): meanwhile a PAP-aware candidate whose model
+  //    error was never measured on the shape is not tried, and a new
+  //    pattern whose simulation the period defers runs native.
+  double family_quanta = 2;
+  std::size_t feedback_age = 64;
+  std::size_t loss_calls = 64;
 };
 
 // The classic algorithms of the size-and-P rule for `params`, in preference
@@ -115,6 +133,7 @@ struct Selection {
   bool simulated = false;              // false: the size-and-P rule decided
   bool changed = false;                // differs from the previous selection
   bool cache_hit = false;
+  bool family = false;                 // the hit is a nearby pattern's (its family), not this exact vector
   bool deferred = false;               // a new pattern, kept the current choice (period)
   // The pattern (shape and quantised vector) whose predictions decided:
   // the measurement of this call is recorded under it. "" when no
@@ -152,9 +171,17 @@ class Selector {
   // nullptr on a miss when `may_simulate` is false. `shape` is
   // shape_key(quantised), computed once per call; `key` is set to the
   // pattern's key.
-  Cached *predictions_for(const std::string &shape, const Params &quantised, bool may_simulate, bool &hit,
-                          std::string &key);
+  Cached *predictions_for(const std::string &shape, const Params &quantised, double quantum, bool may_simulate,
+                          bool &hit, std::string &key);
+  // The nearest cached pattern of `shape` whose family `arrivals` belongs
+  // to (same late ranks, within family_quanta quanta); nullptr when none.
+  Cached *family_of(const std::string &shape, const std::vector<double> &arrivals, double quantum, std::string &key);
 
+  // A measurement and the shape's clock when it was recorded.
+  struct Sample {
+    double value = 0;
+    std::size_t stamp = 0;
+  };
   SelectOptions options_;
   std::string last_choice_;  // for Selection::changed
   struct Current {
@@ -165,8 +192,13 @@ class Selector {
     // measured tails divided by the model's prediction of them (how far
     // the model is off on this machine), and the shape's predicted calls
     // (of which `native_runs` ran native).
-    std::unordered_map<std::string, std::deque<double>> model_error;
+    std::unordered_map<std::string, std::deque<Sample>> model_error;
     std::size_t calls = 0, native_runs = 0;
+    // Every call of the shape with an imbalanced vector (deferred ones too):
+    // the clock that stamps measurements (calls, never seconds).
+    std::size_t clock = 0;
+    std::size_t loss_until = 0, loss_calls = 0;  // losing while clock < loss_until
+    bool losing() const { return clock < loss_until; }
   };
   std::unordered_map<std::string, Current> current_;  // per shape key
   std::size_t simulations_ = 0;
@@ -178,9 +210,20 @@ class Selector {
     double imbalance = 0;    // of the quantised vector: run time minus this = time after the last arrival
     // Feedback: measured tails per algorithm (newest last), the drops, and
     // the calls selected for this pattern (of which `native_runs` ran native).
-    std::unordered_map<std::string, std::deque<double>> tails;
+    std::unordered_map<std::string, std::deque<Sample>> tails;
     std::set<std::string, std::less<>> dropped;
     std::size_t calls = 0, native_runs = 0;
+    // The quantised vector, its late ranks (arrival above half the
+    // imbalance) and the quantum: what a family member is matched against.
+    std::vector<double> arrivals;
+    std::vector<bool> late;
+    double quantum = 0;
+    std::size_t last_native = 0;  // the shape's clock at native's last run here
+    // A PAP-aware choice measured slower than native's older tails: native
+    // is probed on the next `confirm_runs` < feedback_samples calls so the
+    // verdict compares measurements of the same minutes.
+    bool confirm = false;
+    std::size_t confirm_runs = 0;
   };
   std::unordered_map<std::string, Cached> cache_;
   std::unordered_map<std::string, double> balanced_;  // shape key -> balanced best-classic time

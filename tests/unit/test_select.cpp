@@ -1,6 +1,7 @@
 // `auto` with an arrival pattern (select.hpp): the facts of docs/selection.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <set>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "core/algorithm.hpp"
+#include "core/pat.hpp"
 #include "core/select.hpp"
 #include "core/simulate.hpp"
 
@@ -389,6 +391,217 @@ TEST(SelectFeedback, AMeasurementOfAnUnknownPatternIsIgnored) {
   balanced.arrivals.assign(8, 0.0);
   EXPECT_TRUE(selector.select(balanced).pattern.empty());
   EXPECT_TRUE(selector.select(call(Collective::reduce, 8, 1 << 20)).pattern.empty());
+}
+
+// Jitter and drift (docs/adaptive.md, "Measured feedback"): a pattern whose
+// quantised vector changes every call, a machine whose speed changes.
+
+// The predicted time after the last arrival of what `s` runs.
+double predicted_after_last(const Selection &s) {
+  for (const Prediction &q : s.predictions)
+    if (q.name == s.name) return q.seconds - imbalance(s.arrivals);
+  return NAN;
+}
+
+// Alternating arrivals (odd ranks late by about `delay`), the late ranks
+// jittering by up to 0.9 quanta around it, differently every call: the
+// quantised vector changes on most calls, as history PATs do under load.
+std::vector<double> jittering_alternating(int procs, double delay, double quantum, int k) {
+  std::vector<double> a(procs, 0.0);
+  for (int i = 1; i < procs; i += 2) a[i] = delay + 0.9 * quantum * std::sin(1.7 * k + 2.3 * i);
+  return a;
+}
+
+TEST(SelectFeedback, AJitteringPatternIsOneFamilyMeasuredAndDroppedAsOne) {
+  // Reduce at P = 8, every PAP-aware algorithm measuring twice native's
+  // tail. Without families, a new quantised vector is simulated once per
+  // period and the current (PAP-aware) choice runs unmeasured in between.
+  for (Collective c : {Collective::reduce, Collective::allreduce}) {
+    Selector selector;
+    Params p = call(c, 8, 1 << 20);
+    const double d = balanced_best_classic(p), quantum = selector.options().quantum_fraction * d;
+    std::set<std::vector<double>> vectors;
+    int family_hits = 0, pap_aware_after_learning = 0;
+    for (int k = 0; k < 60; ++k) {
+      p.arrivals = jittering_alternating(8, d, quantum, k);
+      vectors.insert(quantise_arrivals(p.arrivals, quantum));
+      const Selection s = selector.select(p);
+      ASSERT_FALSE(s.deferred) << to_string(c) << " call " << k;  // every call is filed under the family
+      ASSERT_FALSE(s.pattern.empty());
+      family_hits += s.family;
+      if (k >= 12) pap_aware_after_learning += s.name != native_name;
+      selector.record(s.pattern, s.name, s.name == native_name ? 10e-3 : 20e-3);
+    }
+    EXPECT_GE(vectors.size(), 10u) << to_string(c);  // the jitter does cross the quantum
+    EXPECT_GE(family_hits, 30) << to_string(c);
+    EXPECT_EQ(selector.simulations(), 1u) << to_string(c);
+    EXPECT_EQ(pap_aware_after_learning, 0) << to_string(c);
+  }
+}
+
+TEST(SelectFeedback, AFamilyIsTheSameLateRanksWithinAFewQuanta) {
+  Selector selector;
+  Params p = one_late_call(Collective::reduce);
+  const double d = p.arrivals[7], quantum = selector.options().quantum_fraction * balanced_best_classic(p);
+  ASSERT_FALSE(selector.select(p).family);
+  p.arrivals[7] = d + 2 * quantum;  // two quanta away: the same pattern
+  EXPECT_TRUE(selector.select(p).family);
+  p.arrivals = one_late(8, 3, d);  // another late rank: another pattern
+  EXPECT_FALSE(selector.select(p).family);
+  Selector far(SelectOptions{.period = 1});
+  p = one_late_call(Collective::reduce);
+  far.select(p);
+  p.arrivals[7] = d + 3.2 * quantum;  // beyond reach: simulated on its own
+  const Selection s = far.select(p);
+  EXPECT_FALSE(s.family);
+  EXPECT_FALSE(s.cache_hit);
+  EXPECT_EQ(far.simulations(), 2u);
+}
+
+TEST(SelectFeedback, WithFeedbackOffThereAreNoFamilies) {
+  // The model alone judges every quantised vector on its own (as before
+  // the feedback): a jittering pattern is simulated once per period.
+  Selector selector(SelectOptions{.feedback = false});
+  Params p = call(Collective::reduce, 8, 1 << 20);
+  const double d = balanced_best_classic(p), quantum = selector.options().quantum_fraction * d;
+  int deferred = 0;
+  for (int k = 0; k < 40; ++k) {
+    p.arrivals = jittering_alternating(8, d, quantum, k);
+    const Selection s = selector.select(p);
+    EXPECT_FALSE(s.family);
+    EXPECT_FALSE(s.probe);
+    deferred += s.deferred;
+  }
+  EXPECT_GT(deferred, 20);
+}
+
+TEST(SelectFeedback, AfterADropTheShapeTriesNoOtherUnmeasuredPapAwareCandidate) {
+  // Reduce one late: the model ranks several PAP-aware reduces ahead of
+  // native. The machine runs them 4x slower than modelled; native as
+  // modelled at first, then (the load rising) 6x slower than modelled, so
+  // native's error catches up with the first candidate's older one. The
+  // loss of the first choice keeps auto from trying the others.
+  Selector selector;
+  const Params p = one_late_call(Collective::reduce);
+  int pap_aware_names = 0;
+  for (const Prediction &q : selector.select(p).predictions) pap_aware_names += q.pap_aware;
+  ASSERT_GE(pap_aware_names, 2);
+  std::set<std::string> ran;
+  std::string name;
+  for (int k = 0; k < 60; ++k) {
+    const Selection s = selector.select(p);
+    name = std::string(s.name);
+    ran.insert(name);
+    const double native_error = k < 10 ? 1.0 : 6.0;
+    selector.record(s.pattern, s.name, predicted_after_last(s) * (s.name == native_name ? native_error : 4.0));
+  }
+  EXPECT_EQ(name, native_name);
+  EXPECT_EQ(ran.size(), 2u) << "ran " << ran.size() << " algorithms";  // the model's first choice and native
+}
+
+// Reduce one late, the PAP-aware choice measuring `ratio` x native's tail;
+// `load(k)` scales both at call k. Returns the algorithm run per call.
+std::vector<std::string> winner_under_load(Selector &selector, double ratio, double (*load)(int), int calls) {
+  const Params p = one_late_call(Collective::reduce);
+  std::vector<std::string> names;
+  for (int k = 0; k < calls; ++k) {
+    const Selection s = selector.select(p);
+    names.emplace_back(s.name);
+    EXPECT_FALSE(selector.record(s.pattern, s.name, load(k) * 10e-3 * (s.name == native_name ? 1.0 : ratio)))
+        << "call " << k << ": a winning choice was dropped";
+  }
+  return names;
+}
+
+TEST(SelectFeedback, AWinnerIsKeptWhenTheMachineSlowsDown) {
+  // The quiet-machine case (reduce one late, Clairvoyant measured 0.7x
+  // native) while the load rises 2.5x at call 30: the choice's new tails
+  // exceed native's tails of the quiet minutes, so native is measured
+  // again before judging; it is 2.5x slower too, and the choice is kept.
+  Selector selector;
+  const std::vector<std::string> names =
+      winner_under_load(selector, 0.7, [](int k) { return k < 30 ? 1.0 : 2.5; }, 120);
+  ASSERT_NE(names.front(), native_name);
+  EXPECT_EQ(names.back(), names.front());
+  int native_runs = 0;
+  for (int k = 30; k < 120; ++k) native_runs += names[static_cast<std::size_t>(k)] == native_name;
+  EXPECT_GE(native_runs, 3);  // re-measured after the change
+  EXPECT_LE(native_runs, 8);
+}
+
+TEST(SelectFeedback, AWinnerIsKeptWithNativeReprobedOncePerAge) {
+  // A steady machine, the choice measured 0.7x native: native runs on
+  // calls 1, 3 and 5, then once every feedback_age calls, so a drift would
+  // be seen; every other call runs the choice.
+  Selector selector;
+  const std::size_t calls = 400, age = selector.options().feedback_age;
+  const std::vector<std::string> names = winner_under_load(selector, 0.7, [](int) { return 1.0; }, calls);
+  std::vector<std::size_t> native_calls;
+  for (std::size_t k = 0; k < calls; ++k)
+    if (names[k] == native_name) native_calls.push_back(k);
+  ASSERT_GE(native_calls.size(), 3u);
+  EXPECT_EQ(std::vector<std::size_t>(native_calls.begin(), native_calls.begin() + 3),
+            (std::vector<std::size_t>{1, 3, 5}));
+  EXPECT_GE(native_calls.size(), 3 + calls / age - 2);
+  EXPECT_LE(native_calls.size(), 3 + calls / age + 1);
+  for (std::size_t i = 3; i < native_calls.size(); ++i)
+    EXPECT_EQ(native_calls[i] - native_calls[i - 1], age) << "re-probe " << i;
+}
+
+TEST(SelectFeedback, AChoiceThatSlowsDownAloneIsDroppedOnMeasurementsOfTheSameMinutes) {
+  // The reverse drift: at call 40 the choice alone becomes 3x slower (0.7x
+  // native before, 2.1x after): it is dropped, judged against native
+  // measured after the change.
+  Selector selector;
+  const Params p = one_late_call(Collective::reduce);
+  std::optional<Verdict> verdict;
+  std::string name;
+  int verdict_call = -1;
+  for (int k = 0; k < 80; ++k) {
+    const Selection s = selector.select(p);
+    name = std::string(s.name);
+    const double tail = s.name == native_name ? 10e-3 : (k < 40 ? 7e-3 : 21e-3);
+    if (auto v = selector.record(s.pattern, s.name, tail); v && !verdict) {
+      verdict = v;
+      verdict_call = k;
+    }
+  }
+  ASSERT_TRUE(verdict.has_value());
+  EXPECT_GT(verdict_call, 40);
+  EXPECT_LT(verdict_call, 52);
+  EXPECT_DOUBLE_EQ(verdict->tail, 21e-3);
+  EXPECT_DOUBLE_EQ(verdict->native_tail, 10e-3);
+  EXPECT_EQ(name, native_name);
+}
+
+TEST(SelectFeedback, JitterAndDriftGiveTheSameChoicesOnEveryRank) {
+  // Two selectors fed the same jittering pattern and the same agreed
+  // measurements (a drifting machine, another late rank from call 50)
+  // choose alike on every call, family hits, probes and drops included.
+  for (Collective c : {Collective::reduce, Collective::allreduce}) {
+    Selector a, b;
+    Params p = call(c, 8, 1 << 20);
+    const double d = balanced_best_classic(p), quantum = a.options().quantum_fraction * d;
+    int drops = 0, families = 0, probes = 0;
+    for (int k = 0; k < 120; ++k) {
+      // One rank late, jittering; another rank from call 50 on.
+      p.arrivals = one_late(8, k < 50 ? 7 : 2, d + 0.9 * quantum * std::sin(1.7 * k));
+      const Selection x = a.select(p), y = b.select(p);
+      ASSERT_EQ(x.name, y.name) << to_string(c) << " call " << k;
+      ASSERT_EQ(x.pattern, y.pattern);
+      ASSERT_EQ(x.probe, y.probe);
+      families += x.family;
+      probes += x.probe;
+      const double load = 1.0 + 0.02 * k;
+      const double tail = load * (x.name == native_name ? 10e-3 : (k % 3 ? 14e-3 : 8e-3));
+      const bool dropped_a = a.record(x.pattern, x.name, tail).has_value();
+      ASSERT_EQ(dropped_a, b.record(y.pattern, y.name, tail).has_value());
+      drops += dropped_a;
+    }
+    EXPECT_GE(drops, 1) << to_string(c);
+    EXPECT_GE(families, 20) << to_string(c);
+    EXPECT_GE(probes, 3) << to_string(c);
+  }
 }
 
 }  // namespace

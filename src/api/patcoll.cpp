@@ -238,6 +238,7 @@ int movement(Collective collective, const char *algorithm, const void *sendbuf, 
 }  // namespace
 
 int prepare_call(const NativeCall &c, const char *algorithm, Run &run) {
+  const UnmeasuredCall unmeasured;  // non-blocking and persistent starts (handles.cpp)
   if (c.collective == Collective::reduce || c.collective == Collective::allreduce)
     return prepare_reduction(c.collective, algorithm, c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.root,
                              c.comm, run);

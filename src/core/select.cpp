@@ -245,7 +245,7 @@ bool Selector::dropped(const std::string &pattern, std::string_view algorithm) c
   return it != cache_.end() && it->second.dropped.count(algorithm) > 0;
 }
 
-Selection Selector::select(const Params &params) {
+Selection Selector::select(const Params &params, bool measured) {
   Selection selection;
   const bool has_pattern = !params.arrivals.empty();
   if (!has_pattern || params.count * params.element_bytes < options_.min_bytes || params.procs < 2) {
@@ -281,7 +281,7 @@ Selection Selector::select(const Params &params) {
       current.name = std::string(native_name);
       selection.name = native_name;
     } else {
-      ++current.clock;
+      if (measured) ++current.clock;
       const bool may_simulate = !current.simulated_once || ++current.calls_since_simulation >= options_.period;
       Cached *slot = predictions_for(shape, quantised, quantum, may_simulate, selection.cache_hit, selection.pattern);
       selection.family = slot && selection.cache_hit && slot->arrivals != quantised.arrivals;
@@ -382,7 +382,9 @@ Selection Selector::select(const Params &params) {
         // minutes), and once when native's last run here is feedback_age
         // calls old (so a drift of the machine is seen).
         const std::size_t samples = options_.feedback_samples;
-        if (options_.feedback && chosen->name != native_name &&
+        // An unmeasured call (non-blocking, persistent) runs the choice
+        // and counts for nothing: probes are for calls that measure.
+        if (measured && options_.feedback && chosen->name != native_name &&
             ((slot->native_runs < samples && slot->calls % 2 == 1) ||
              (current.native_runs < samples && current.calls % 2 == 1) ||
              (slot->confirm && slot->confirm_runs < samples) ||
@@ -390,9 +392,11 @@ Selection Selector::select(const Params &params) {
           selection.name = native_name;
           selection.probe = true;
         }
-        ++slot->calls;
-        ++current.calls;
-        if (selection.name == native_name) {
+        if (measured) {
+          ++slot->calls;
+          ++current.calls;
+        }
+        if (measured && selection.name == native_name) {
           ++slot->native_runs;
           ++current.native_runs;
           slot->last_native = current.clock;

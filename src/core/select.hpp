@@ -150,8 +150,11 @@ class Selector {
 
   // `params.arrivals` empty: the size-and-P rule (name of a classic
   // algorithm, or "native" when none can serve). Otherwise the model's
-  // choice among native and the PAP-aware candidates.
-  Selection select(const Params &params);
+  // choice among native and the PAP-aware candidates. `measured` false: a
+  // call whose time will not be recorded (non-blocking, persistent): it
+  // runs the decision the measured calls of its shape and pattern made
+  // (drops, losses, model errors), takes no probe and is not counted.
+  Selection select(const Params &params, bool measured = true);
 
   // The measured tail (seconds from the last arrival to the last exit,
   // the same value on every rank) of `algorithm` on a call selected for

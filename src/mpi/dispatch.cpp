@@ -203,6 +203,7 @@ void say_choice(const CommState &state, const core::Params &params, const core::
 namespace {
 
 std::atomic<FeedbackHook> g_feedback_hook{nullptr};
+thread_local int g_unmeasured_calls = 0;  // UnmeasuredCall scopes open on this thread
 
 // The name of an algorithm as an exactly representable double (the
 // exchange checks that every rank measured the same one).
@@ -251,6 +252,9 @@ void collect_feedback(CommState &state, bool verbose) {
 
 void set_feedback_hook(FeedbackHook hook) { g_feedback_hook.store(hook); }
 
+UnmeasuredCall::UnmeasuredCall() { ++g_unmeasured_calls; }
+UnmeasuredCall::~UnmeasuredCall() { --g_unmeasured_calls; }
+
 void measure_blocking_call(CommState &state, double entry_time) {
   AutoFeedback::Measured &current = state.feedback.current;
   if (!current.armed) return;
@@ -284,11 +288,12 @@ const Entry *choose_auto(CommState &state, const core::Params &params) {
   ++state.feedback.calls;
   collect_feedback(state, verbose);
   selector.set_feedback(feedback);
-  const core::Selection selection = selector.select(params);
+  const bool measured = g_unmeasured_calls == 0;
+  const core::Selection selection = selector.select(params, measured);
   const Entry *entry = find_entry(params.collective, selection.name);
   if (!entry) entry = auto_choice(params);
   if (selection.changed && state.rank == 0 && verbose && !params.arrivals.empty()) say_choice(state, params, selection);
-  if (feedback && !selection.pattern.empty() && entry->name == selection.name) {
+  if (feedback && measured && !selection.pattern.empty() && entry->name == selection.name) {
     AutoFeedback::Measured &current = state.feedback.current;
     current.armed = true;
     current.collective = params.collective;

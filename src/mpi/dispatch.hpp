@@ -97,6 +97,17 @@ void measure_blocking_call(CommState &state, double entry_time);
 // exchange, to inject a measurement; nullptr restores the clock's.
 using FeedbackHook = double (*)(core::Collective, std::string_view algorithm, int rank, double tail);
 void set_feedback_hook(FeedbackHook hook);
+// Non-blocking and persistent calls are not measured (their exit is not
+// the collective's end). While one is prepared (this scope, per thread),
+// `auto` runs what the measured blocking calls of its shape and pattern
+// decided and takes no native probe from them (core::Selector::select).
+class UnmeasuredCall {
+ public:
+  UnmeasuredCall();
+  ~UnmeasuredCall();
+  UnmeasuredCall(const UnmeasuredCall &) = delete;
+  UnmeasuredCall &operator=(const UnmeasuredCall &) = delete;
+};
 
 // Schedule inputs every rank must agree on (docs/agreement.md). Each rank
 // hashes its value and one PMPI_Allreduce(MAX) over {hash, ~hash, invalid}

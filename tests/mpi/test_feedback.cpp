@@ -9,6 +9,9 @@
 //  - a choice measured faster than native is kept; native runs on exactly
 //    `feedback_samples` calls of the pattern to measure it;
 //  - with PATCOLL_AUTO_FEEDBACK=0 nothing is probed or dropped;
+//  - non-blocking calls between the blocking ones run the blocking calls'
+//    decision: never a probe, the probes of the blocking calls unmoved,
+//    and native once the blocking calls' measurements dropped the choice;
 //  - with the real clock every rank still chooses alike on every call, and
 //    freeing a communicator with exchanges in flight does not hang.
 // Every call's result is checked against PMPI's.
@@ -52,9 +55,11 @@ double injected(Collective, std::string_view algorithm, int rank, double tail) {
 
 // `calls` blocking auto calls of `collective` on a fresh duplicate of
 // `parent` with the last rank late in the PAT vector; the algorithm of
-// each call. Checks every result and that every rank chose alike.
+// each call. Checks every result and that every rank chose alike. With
+// `nonblocking`, each blocking call is followed by a non-blocking one
+// (PAT_I*, PAT_Wait), whose algorithms go there.
 std::vector<std::string> run_calls(patcoll::test::Suite &suite, MPI_Comm parent, Collective collective, int calls,
-                                   const std::string &what) {
+                                   const std::string &what, std::vector<std::string> *nonblocking = nullptr) {
   MPI_Comm comm;
   MPI_Comm_dup(parent, &comm);
   int rank = 0, size = 1;
@@ -91,6 +96,16 @@ std::vector<std::string> run_calls(patcoll::test::Suite &suite, MPI_Comm parent,
     results = results && rc == MPI_SUCCESS && (collective == Collective::reduce && rank != root ? true : got == want);
     chosen.push_back(patcoll::test::last_algorithm(comm, name));
     agreement = agreement && patcoll::test::same_on_every_rank(comm, chosen.back());
+    if (!nonblocking) continue;
+    std::fill(got.begin(), got.end(), -1.0f);
+    PAT_Handle handle = nullptr;
+    int started = collective == Collective::allreduce
+                      ? PAT_Iallreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm, &handle)
+                      : PAT_Ireduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, root, comm, &handle);
+    if (started == MPI_SUCCESS) started = PAT_Wait(&handle);
+    results = results && started == MPI_SUCCESS && (collective == Collective::reduce && rank != root ? true : got == want);
+    nonblocking->push_back(patcoll::test::last_algorithm(comm, name));
+    agreement = agreement && patcoll::test::same_on_every_rank(comm, nonblocking->back());
   }
   suite.check(results, std::string(name) + ": every call's result" + where);
   suite.check(agreement, std::string(name) + ": every rank chose the same algorithm on every call" + where);
@@ -155,6 +170,28 @@ void run(patcoll::test::Suite &suite, MPI_Comm parent) {
       want[1] = want[3] = want[5] = "native";
       suite.check(names == want, coll + ": measured faster is kept, native probed on calls 1, 3, 5 (" +
                                      joined(names) + ")");
+    }
+
+    // Non-blocking calls in between: not measured, they run what the
+    // blocking calls decided.
+    g_measured = Measured::pap_slower;
+    std::vector<std::string> unmeasured;
+    const std::vector<std::string> blocking = run_calls(suite, parent, collective, calls, "non-blocking in between",
+                                                        &unmeasured);
+    if (pap_aware(blocking.front())) {
+      const std::string choice = blocking.front();
+      const bool probes = blocking[1] == "native" && blocking[3] == "native" && blocking[5] == "native" &&
+                          blocking[2] == choice && blocking[4] == choice;
+      suite.check(probes, coll + ": the blocking calls' probes are calls 1, 3, 5 with non-blocking calls between (" +
+                              joined(blocking) + ")");
+      bool early = true, late = false;
+      for (int k = 0; k < 5; ++k) early = early && unmeasured[static_cast<std::size_t>(k)] == choice;
+      for (int k = 7; k < calls; ++k)
+        late = late || blocking[static_cast<std::size_t>(k)] == choice || unmeasured[static_cast<std::size_t>(k)] == choice;
+      suite.check(early, coll + ": non-blocking calls run the choice, never a probe, until it is judged (" +
+                             joined(unmeasured) + ")");
+      suite.check(!late, coll + ": after the blocking calls drop " + choice + ", non-blocking calls run native too (" +
+                             joined(unmeasured) + ")");
     }
 
     // Feedback off: the model alone, the same algorithm every call.

@@ -604,5 +604,32 @@ TEST(SelectFeedback, JitterAndDriftGiveTheSameChoicesOnEveryRank) {
   }
 }
 
+TEST(SelectFeedback, UnmeasuredCallsRunTheMeasuredCallsDecisionAndTakeNoProbe) {
+  // Non-blocking and persistent calls are not measured: between the
+  // blocking calls they run the current choice, never a probe, and do not
+  // shift the blocking calls' probes (1, 3, 5); once the blocking calls'
+  // measurements drop the choice, they run native too.
+  Selector selector;
+  const Params p = one_late_call(Collective::reduce);
+  std::vector<std::string> measured_names, unmeasured_names;
+  for (int k = 0; k < 12; ++k) {
+    const Selection s = selector.select(p);
+    measured_names.emplace_back(s.name);
+    selector.record(s.pattern, s.name, s.name == native_name ? 10e-3 : 20e-3);
+    for (int j = 0; j < 3; ++j) {
+      const Selection u = selector.select(p, false);
+      EXPECT_FALSE(u.probe);
+      unmeasured_names.emplace_back(u.name);
+    }
+  }
+  const std::string chosen = measured_names.front();
+  ASSERT_NE(chosen, native_name);
+  const std::vector<std::string> want{chosen, "native", chosen, "native", chosen, "native",
+                                      "native", "native", "native", "native", "native", "native"};
+  EXPECT_EQ(measured_names, want);  // dropped on the sixth call's measurement
+  for (std::size_t k = 0; k < unmeasured_names.size(); ++k)
+    EXPECT_EQ(unmeasured_names[k], k < 15 ? chosen : std::string(native_name)) << "unmeasured call " << k;
+}
+
 }  // namespace
 }  // namespace patcoll::core

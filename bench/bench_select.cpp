@@ -1,8 +1,11 @@
 // What `auto` costs when it reads the arrival pattern (docs/selection.md):
 // one cache miss of core::Selector::select, i.e. every candidate built and
 // simulated on a one-late PAT vector, against a cache hit, and a cache hit
-// with the measured feedback's bookkeeping (record: docs/adaptive.md).
+// with the measured feedback's bookkeeping (record: docs/adaptive.md), and
+// a new vector filed under its family by scanning the cache.
 #include <benchmark/benchmark.h>
+
+#include <algorithm>
 
 #include "core/select.hpp"
 
@@ -55,6 +58,34 @@ void BM_SelectHitRecord(benchmark::State &state) {
   }
 }
 
+// A family hit plus record (docs/adaptive.md): the cache holds 64 one-late
+// patterns of the shape, far apart; every call's vector is new (the late
+// rank one quantum off the first pattern's) and is matched to that pattern
+// by scanning the cache.
+void BM_SelectFamilyHitRecord(benchmark::State &state) {
+  const Collective c = state.range(0) == 0 ? Collective::reduce : Collective::allreduce;
+  Params p = one_late(c, static_cast<int>(state.range(1)), state.range(2), 0.01);
+  Selector selector(SelectOptions{.period = 1});
+  Params balanced = p;
+  balanced.arrivals.clear();
+  double best = 1e300;
+  for (const auto &q : patcoll::core::predict_candidates(balanced))
+    if (!q.pap_aware) best = std::min(best, q.seconds);
+  const double quantum = selector.options().quantum_fraction * best;
+  for (int k = 63; k >= 0; --k) {  // the first pattern last: most recently used
+    p.arrivals[p.procs - 1] = 10 * quantum * (1 + k);
+    selector.select(p);
+  }
+  const double first = 10 * quantum;
+  std::int64_t k = 0;
+  for (auto _ : state) {
+    p.arrivals[p.procs - 1] = first + (k++ % 2 ? 1 : -1) * quantum;  // never the cached vector itself
+    const patcoll::core::Selection s = selector.select(p);
+    benchmark::DoNotOptimize(selector.record(s.pattern, s.name, 1e-3));
+  }
+  if (selector.simulations() != 64) state.SkipWithError("a family member was simulated");
+}
+
 void sizes(benchmark::internal::Benchmark *b) {
   for (int c : {0, 1})
     for (int procs : {8, 48, 128})
@@ -68,4 +99,6 @@ void sizes(benchmark::internal::Benchmark *b) {
 BENCHMARK(BM_SelectMiss)->Apply(sizes);
 BENCHMARK(BM_SelectHit)->Apply(sizes);
 BENCHMARK(BM_SelectHitRecord)->Apply(sizes);
+BENCHMARK(BM_SelectFamilyHitRecord)->Args({0, 8, 1 << 20})->Args({0, 48, 1 << 20})->Args({0, 128, 1 << 20})
+    ->Args({1, 8, 1 << 20})->Args({1, 48, 1 << 20})->Args({1, 128, 1 << 20})->Unit(benchmark::kMicrosecond);
 BENCHMARK_MAIN();

@@ -100,19 +100,21 @@ Selector::Cached *Selector::family_of(const std::string &shape, const std::vecto
   const std::vector<bool> late = late_ranks(arrivals);
   Cached *nearest = nullptr;
   double nearest_distance = INFINITY;
-  // Most recently used first, so ties go to the same entry on every rank.
-  for (const std::string &candidate : lru_) {
-    Cached &slot = cache_.at(candidate);
-    if (slot.shape != shape || slot.late != late || slot.arrivals.size() != arrivals.size()) continue;
+  const std::string *nearest_key = nullptr;
+  // The nearest; among equally near ones the least key, so every rank
+  // picks the same whatever the map's order.
+  for (auto &[candidate, slot] : cache_) {
+    if (slot.late != late || slot.arrivals.size() != arrivals.size() || slot.shape != shape) continue;
     double distance = 0;
     for (std::size_t i = 0; i < arrivals.size() && distance <= reach; ++i)
       distance = std::max(distance, std::abs(arrivals[i] - slot.arrivals[i]));
-    if (distance <= reach && distance < nearest_distance) {
-      nearest = &slot;
-      nearest_distance = distance;
-      key = candidate;
-    }
+    if (distance > reach || distance > nearest_distance) continue;
+    if (distance == nearest_distance && candidate > *nearest_key) continue;
+    nearest = &slot;
+    nearest_distance = distance;
+    nearest_key = &candidate;
   }
+  if (nearest) key = *nearest_key;
   return nearest;
 }
 

@@ -219,9 +219,14 @@ std::optional<Verdict> Selector::record(const std::string &pattern, std::string_
     // earlier than the candidate's oldest kept one): on a machine whose
     // speed drifts, an old native tail says nothing about a new one.
     const std::vector<double> same_minutes = values_since(native->second, kept.front().stamp);
-    if (measured_worse(candidate_tails, same_minutes, samples, options_.hysteresis)) {
+    const bool worse = measured_worse(candidate_tails, same_minutes, samples, options_.hysteresis);
+    // A small loss is judged on the full window of both sides: with 3
+    // samples each, a loaded machine's noise fakes one.
+    const bool clear = measured_worse(candidate_tails, same_minutes, samples, options_.clear_loss);
+    const bool full = candidate_tails.size() >= window && same_minutes.size() >= window;
+    if (worse && (clear || full)) {
       slot.dropped.insert(name);
-      slot.confirm = false;
+      slot.confirm_left = 0;
       if (shape != current_.end()) {  // the shape loses: conservative for a while (doubled at each drop)
         Current &losing = shape->second;
         losing.loss_calls = losing.loss_calls ? std::min<std::size_t>(2 * losing.loss_calls, 1u << 16)
@@ -231,13 +236,12 @@ std::optional<Verdict> Selector::record(const std::string &pattern, std::string_
       return Verdict{name, measured_tail(candidate_tails), measured_tail(same_minutes), candidate_tails.size(),
                      same_minutes.size()};
     }
-    if (same_minutes.size() >= samples) {
-      slot.confirm = false;  // judged on the same minutes: kept
-    } else if (!slot.confirm && measured_worse(candidate_tails, native_tails, 1, options_.hysteresis) &&
-               candidate_tails.size() >= samples) {
-      slot.confirm = true;  // slower than native's older tails: measure native now
-      slot.confirm_runs = 0;
-    }
+    std::size_t wanted = 0;  // native tails of the same minutes needed before a verdict
+    if (worse) wanted = window;
+    else if (same_minutes.size() < samples && candidate_tails.size() >= samples &&
+             measured_worse(candidate_tails, native_tails, 1, options_.hysteresis))
+      wanted = samples;  // slower than native's older tails: measure native now
+    slot.confirm_left = wanted > same_minutes.size() ? std::max(slot.confirm_left, wanted - same_minutes.size()) : 0;
   }
   return std::nullopt;
 }
@@ -369,8 +373,14 @@ Selection Selector::select(const Params &params, bool measured) {
             break;
           }
         auto after_last = [&](const Prediction *p) { return std::max(0.0, p->seconds - imbalance_seconds); };
+        // A PAP-aware incumbent already measured on this pattern is judged
+        // by its own measurements against native's (record), not by the
+        // shape's corrected predictions: those are for patterns not measured.
+        const bool judged_here = options_.feedback && incumbent && incumbent->pap_aware &&
+                                 usable(*incumbent) && slot->tails.count(std::string(incumbent->name)) > 0;
         const Prediction *chosen = incumbent;
-        if (!incumbent || (best && after_last(best) < after_last(incumbent) * (1.0 - options_.hysteresis)))
+        if (!incumbent ||
+            (!judged_here && best && after_last(best) < after_last(incumbent) * (1.0 - options_.hysteresis)))
           chosen = best;
         if (!chosen) chosen = &ranked.front();
         current.name = std::string(chosen->name);
@@ -389,7 +399,7 @@ Selection Selector::select(const Params &params, bool measured) {
         if (measured && options_.feedback && chosen->name != native_name &&
             ((slot->native_runs < samples && slot->calls % 2 == 1) ||
              (current.native_runs < samples && current.calls % 2 == 1) ||
-             (slot->confirm && slot->confirm_runs < samples) ||
+             slot->confirm_left > 0 ||
              current.clock - slot->last_native >= std::max<std::size_t>(1, options_.feedback_age))) {
           selection.name = native_name;
           selection.probe = true;
@@ -402,7 +412,7 @@ Selection Selector::select(const Params &params, bool measured) {
           ++slot->native_runs;
           ++current.native_runs;
           slot->last_native = current.clock;
-          if (slot->confirm) ++slot->confirm_runs;
+          if (slot->confirm_left > 0) --slot->confirm_left;
         }
       }
     }

@@ -93,6 +93,10 @@ struct SelectOptions {
   //    at each further drop): meanwhile a PAP-aware candidate whose model
   //    error was never measured on the shape is not tried, and a new
   //    pattern whose simulation the period defers runs native.
+  //  - a loss by more than `clear_loss` (a fraction) is judged on
+  //    feedback_samples of each side; a smaller one, which noise can fake,
+  //    on feedback_window of each.
+  double clear_loss = 0.25;
   double family_quanta = 2;
   std::size_t feedback_age = 64;
   std::size_t loss_calls = 64;
@@ -222,11 +226,11 @@ class Selector {
     std::vector<bool> late;
     double quantum = 0;
     std::size_t last_native = 0;  // the shape's clock at native's last run here
-    // A PAP-aware choice measured slower than native's older tails: native
-    // is probed on the next `confirm_runs` < feedback_samples calls so the
-    // verdict compares measurements of the same minutes.
-    bool confirm = false;
-    std::size_t confirm_runs = 0;
+    // Native runs still wanted before a verdict: the choice measured slower
+    // than native's older tails (so the verdict compares measurements of
+    // the same minutes), or slower by less than `clear_loss` (judged on the
+    // full window). Native is probed on the next calls until none is left.
+    std::size_t confirm_left = 0;
   };
   std::unordered_map<std::string, Cached> cache_;
   std::unordered_map<std::string, double> balanced_;  // shape key -> balanced best-classic time

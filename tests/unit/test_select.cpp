@@ -259,7 +259,7 @@ TEST(SelectFeedback, AChoiceMeasuredSlowerThanNativeIsDroppedForThatPatternOnly)
   for (Collective c : {Collective::reduce, Collective::allreduce}) {
     Selector selector;
     const Params p = one_late_call(c);
-    // Every PAP-aware algorithm the model tries measures 20 % slower than
+    // Every PAP-aware algorithm the model tries measures 40 % slower than
     // native: one by one they are dropped, and auto ends on native.
     std::set<std::string> dropped;
     std::string name;
@@ -267,11 +267,11 @@ TEST(SelectFeedback, AChoiceMeasuredSlowerThanNativeIsDroppedForThatPatternOnly)
       const Selection s = selector.select(p);
       name = std::string(s.name);
       EXPECT_FALSE(dropped.count(name)) << to_string(c) << ": a dropped algorithm ran again";
-      const double tail = name == native_name ? 10e-3 : 12e-3;
+      const double tail = name == native_name ? 10e-3 : 14e-3;
       if (const std::optional<Verdict> verdict = selector.record(s.pattern, s.name, tail)) {
         // Judged when the later of the two sides' third measurement arrives.
         EXPECT_NE(verdict->name, native_name);
-        EXPECT_DOUBLE_EQ(verdict->tail, 12e-3);
+        EXPECT_DOUBLE_EQ(verdict->tail, 14e-3);
         EXPECT_DOUBLE_EQ(verdict->native_tail, 10e-3);
         EXPECT_EQ(verdict->samples, selector.options().feedback_samples);
         EXPECT_TRUE(selector.dropped(s.pattern, verdict->name));
@@ -629,6 +629,29 @@ TEST(SelectFeedback, UnmeasuredCallsRunTheMeasuredCallsDecisionAndTakeNoProbe) {
   EXPECT_EQ(measured_names, want);  // dropped on the sixth call's measurement
   for (std::size_t k = 0; k < unmeasured_names.size(); ++k)
     EXPECT_EQ(unmeasured_names[k], k < 15 ? chosen : std::string(native_name)) << "unmeasured call " << k;
+}
+
+TEST(SelectFeedback, ASmallLossIsJudgedOnTheFullWindow) {
+  // 10 % slower than native: 3 samples of each could be noise on a loaded
+  // machine, so native is probed until both sides have feedback_window
+  // (5); a loss beyond clear_loss (25 %) is judged on 3 (above).
+  Selector selector;
+  const Params p = one_late_call(Collective::reduce);
+  const std::size_t window = selector.options().feedback_window;
+  std::vector<std::string> names;
+  std::optional<Verdict> verdict;
+  for (int k = 0; k < 16 && !verdict; ++k) {
+    const Selection s = selector.select(p);
+    names.emplace_back(s.name);
+    verdict = selector.record(s.pattern, s.name, s.name == native_name ? 10e-3 : 11e-3);
+  }
+  ASSERT_TRUE(verdict.has_value());
+  EXPECT_EQ(verdict->samples, window);
+  EXPECT_EQ(verdict->native_samples, window);
+  EXPECT_DOUBLE_EQ(verdict->tail, 11e-3);
+  std::size_t natives = 0;
+  for (const std::string &n : names) natives += n == native_name;
+  EXPECT_EQ(natives, window);  // two probes beyond the first three, no more
 }
 
 }  // namespace

@@ -20,6 +20,8 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/algorithm.hpp"
@@ -75,6 +77,9 @@ Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one
   --timeline FILE.png   Gantt chart of the (single) simulated case
   --timeline-csv FILE   the timeline as CSV (rank,step,activity,peer,start,end,bytes)
   --no-header           omit the CSV header
+  --no-absorption       skip the balanced run behind the balanced_run_time and
+                        absorption columns of PAP rows (they are then nan); by
+                        default it runs on a second thread beside the PAP run
   --list                list the algorithms and exit
   --quiet               no progress lines on stderr (printed for sweeps over 1 s)
   --progress SECONDS    seconds between progress lines (default 1)
@@ -195,6 +200,33 @@ void write_timeline_csv(const std::string &path, const SimulateResult &result) {
     out << rank << ",-1,arrival,-1," << result.arrival[rank] << ',' << result.exit[rank] << ",0\n";
 }
 
+// The balanced run of one case on its own thread (see the sweep loop);
+// join() waits for it and rethrows what it threw (std::bad_alloc).
+class BalancedRun {
+ public:
+  template <typename Run>
+  void start(Run run) {
+    thread_ = std::thread([this, run] {
+      try {
+        run();
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+    });
+  }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+  ~BalancedRun() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::thread thread_;
+  std::exception_ptr error_;
+};
+
 }  // namespace
 
 int run(int argc, char **argv) {
@@ -205,7 +237,7 @@ int run(int argc, char **argv) {
   std::int64_t element_bytes = 4;
   int root = 0;
   std::vector<int> radix;
-  bool commutative = true, header = true, list = false, quiet = false;
+  bool commutative = true, header = true, list = false, quiet = false, absorption_column = true;
   double progress_interval = 1.0;
   std::uint64_t seed = 1;
   SimulateOptions options;
@@ -298,6 +330,8 @@ int run(int argc, char **argv) {
       timeline_csv = value();
     } else if (arg == "--no-header") {
       header = false;
+    } else if (arg == "--no-absorption") {
+      absorption_column = false;
     } else if (arg == "--list") {
       list = true;
     } else {
@@ -402,15 +436,32 @@ int run(int argc, char **argv) {
                     segment_bytes = static_cast<double>(std::min(params.segment_elements, params.count) * element_bytes);
                   const double round_time = params.cost.round_time(segment_bytes);
 
-                  // The balanced run, for absorption (PAP-aware algorithms built without PATs).
+                  // The balanced run, for the absorption column (PAP-aware
+                  // algorithms built without PATs). It does not depend on the
+                  // PAP, so it runs on a second thread beside the PAP runs: the
+                  // invocation's wall time is the longer of the two, not their
+                  // sum (CPU time still adds). An algorithm that ignores arrivals
+                  // (not pap_aware) has the same Programs for both runs: built
+                  // once, simulated twice (a FlatPrograms is read-only there).
                   const auto time_now = [] { return std::chrono::steady_clock::now(); };
                   const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
                   const std::string reason = unsupported_reason(*algorithm, params);
-                  double balanced = NAN;
-                  if (reason.empty() && pap_spec.pattern.kind != patcoll::bench::PatternKind::none) {
-                    const SimulateResult r = simulate(*algorithm, params, options);
-                    if (r.error.empty()) balanced = r.run_time;
+                  const bool pap_aware = (algorithm->restrictions & Restriction::pap_aware) != 0;
+                  std::optional<FlatPrograms> shared;
+                  double shared_build_seconds = 0;
+                  if (reason.empty() && !pap_aware) {
+                    const auto t0 = time_now();
+                    shared = build_flat(*algorithm, params);
+                    shared_build_seconds = seconds(t0, time_now());
                   }
+                  double balanced = NAN;
+                  BalancedRun balanced_run;
+                  if (reason.empty() && absorption_column && pap_spec.pattern.kind != patcoll::bench::PatternKind::none)
+                    balanced_run.start([&, balanced_params = params] {
+                      const SimulateResult r = shared ? simulate(balanced_params, *shared, options)
+                                                      : simulate(*algorithm, balanced_params, options);
+                      if (r.error.empty()) balanced = r.run_time;
+                    });
                   const auto pap_list = make_paps(pap_spec, params.procs, round_time, seed);
                   for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
                     params.arrivals = pap_list[pap_index];
@@ -419,15 +470,18 @@ int run(int argc, char **argv) {
                     std::string error = unsupported_reason(*algorithm, params);
                     if (error.empty()) {
                       const auto t0 = time_now();
-                      const FlatPrograms programs = build_flat(*algorithm, params);
+                      std::optional<FlatPrograms> own;
+                      if (!shared) own = build_flat(*algorithm, params);
+                      const FlatPrograms &programs = shared ? *shared : *own;
                       const auto t1 = time_now();
                       SimulateOptions case_options = options;
                       case_options.record_timeline = !timeline_png.empty() || !timeline_csv.empty();
                       result = simulate(params, programs, case_options);
                       const auto t2 = time_now();
-                      build_seconds = seconds(t0, t1), simulate_seconds = seconds(t1, t2);
+                      build_seconds = shared ? shared_build_seconds : seconds(t0, t1), simulate_seconds = seconds(t1, t2);
                       error = result.error;
                     }
+                    balanced_run.join();
                     if (pap_spec.pattern.kind == patcoll::bench::PatternKind::none && error.empty())
                       balanced = result.run_time;
                     const double imbalance_seconds = imbalance(params.arrivals);

@@ -32,7 +32,7 @@ const Algorithm kAlgorithms[] = {
     {C::allreduce, "recursive_doubling", none, "whole-vector exchanges at doubling distances", allreduce_recursive_doubling, nullptr},
     {C::allreduce, "linear_tree", none, "segmented chain reduce, then chain broadcast back ([PA] 4.1)", allreduce_linear_tree, nullptr},
     // --- MPI_Allreduce: PAP-aware ----------------------------------------
-    {C::allreduce, "slt", commutative | pap_aware, "linear tree with the chain sorted by PAT, latest last ([PA] 4.1)", allreduce_slt, allreduce_slt_all},
+    {C::allreduce, "slt", commutative | pap_aware, "linear tree with the chain sorted by PAT, latest last ([PA] 4.1)", allreduce_slt, allreduce_slt_all, allreduce_slt_flat},
     {C::allreduce, "prr", commutative | pap_aware, "prereduced ring: presteps before a late rank, which then does P-1 exchanges ([PA] 4.2)", allreduce_prr, nullptr},
     {C::allreduce, "clairvoyant", scheduled, "PAT-driven: early ranks reduce (or allreduce), late ranks folded in down two pipelined trees; classic when balanced", allreduce_clairvoyant_rank, allreduce_clairvoyant},
     // --- MPI_Scatter -----------------------------------------------------

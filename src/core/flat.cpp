@@ -72,17 +72,11 @@ void FlatBuilder::misplaced(int index, int rank) {
   out_.misplaced_rank = rank;
 }
 
-namespace {
-
-// A step's ops in the flat form at dst: max(count, 1) of them (an empty
-// step is one kEmpty op), the last marked kLast.
-void write_step(const Op *ops, std::size_t count, FlatOp *dst) {
+void FlatBuilder::write_step(const Op *ops, std::size_t count, FlatOp *dst) {
   if (count == 0) *dst = FlatOp{}, dst->flags = FlatOp::kEmpty;
   for (std::size_t i = 0; i < count; ++i) dst[i] = FlatOp(ops[i]);
   dst[std::max<std::size_t>(count, 1) - 1].flags |= FlatOp::kLast;
 }
-
-}  // namespace
 
 void FlatBuilder::step(const Op *ops, std::size_t count, int round) {
   const std::size_t size = std::max<std::size_t>(count, 1);
@@ -99,6 +93,10 @@ void FlatBuilder::step(const Op *ops, std::size_t count, int round) {
   const std::uint32_t key = round >= 0 ? static_cast<std::uint32_t>(round) : index_;
   steps_.push_back({first, static_cast<std::uint32_t>(size), key, rank_});
   ++index_;
+}
+
+FlatPrograms FlatBuilder::finish_writing(const std::function<void(std::size_t, FlatOp *)> &write) {
+  return finish_with(write);
 }
 
 FlatPrograms FlatBuilder::finish() {
@@ -172,16 +170,27 @@ FlatPrograms flatten(const std::vector<Program> &programs) {
   return builder.finish_with([&](std::size_t, FlatOp *dst) {
     while (step == programs[rank].steps.size()) ++rank, step = 0;
     const std::vector<Op> &ops = programs[rank].steps[step++].ops;
-    write_step(ops.data(), ops.size(), dst);
+    FlatBuilder::write_step(ops.data(), ops.size(), dst);
+  });
+}
+
+FlatPrograms flatten_each_rank(int procs, const std::function<Program(int rank)> &build) {
+  FlatBuilder builder = FlatBuilder::layout_only(procs);
+  for (int rank = 0; rank < procs; ++rank) add_program(builder, rank, build(rank));
+  Program current;
+  int rank = -1;
+  std::size_t step = 0;
+  return builder.finish_writing([&](std::size_t, FlatOp *dst) {
+    while (rank < 0 || step == current.steps.size()) current = build(++rank), step = 0;
+    const std::vector<Op> &ops = current.steps[step++].ops;
+    FlatBuilder::write_step(ops.data(), ops.size(), dst);
   });
 }
 
 FlatPrograms build_flat(const Algorithm &algorithm, const Params &params) {
   if (algorithm.build_flat) return algorithm.build_flat(params);
   if (algorithm.build_all) return flatten(algorithm.build_all(params));
-  FlatBuilder builder(params.procs);
-  for (int rank = 0; rank < params.procs; ++rank) add_program(builder, rank, algorithm.build_rank(params, rank));
-  return builder.finish();
+  return flatten_each_rank(params.procs, [&](int rank) { return algorithm.build_rank(params, rank); });
 }
 
 }  // namespace patcoll::core

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -89,15 +90,29 @@ class FlatBuilder {
   void misplaced(int index, int rank);  // flatten(): programs[index].rank == rank != index
   FlatPrograms finish();
 
- private:
-  friend FlatPrograms flatten(const std::vector<Program> &);
-  // flatten(): step() records the layout only, finish_with() reads the ops
-  // from the Programs (no copy of every op in between).
+  // Two passes instead of a copy of every op: a builder made with
+  // layout_only() records the steps' sizes and rounds only (step() does
+  // not read the ops), and finish_writing() has write(i, dst) write step
+  // i's ops (steps in the order they were given, increasing i) with
+  // write_step at their final place — for builders that can emit their
+  // steps twice more cheaply than holding them (flatten(), the schedules).
   static FlatBuilder layout_only(int procs) {
     FlatBuilder builder(procs);
     builder.keep_ops_ = false;
     return builder;
   }
+  FlatPrograms finish_writing(const std::function<void(std::size_t, FlatOp *)> &write);
+  // A step's ops in the flat form at dst: max(count, 1) of them (an empty
+  // step is one kEmpty op), the last marked kLast.
+  static void write_step(const Op *ops, std::size_t count, FlatOp *dst);
+
+ private:
+  friend FlatPrograms flatten(const std::vector<Program> &);
+// Every rank's Program made by build(rank) and flattened with one Program
+// in memory at a time: twice through the ranks (the layout, then the ops
+// written in their places), so neither every Program nor a second copy of
+// every op is ever held. build must give the same Program both times.
+FlatPrograms flatten_each_rank(int procs, const std::function<Program(int rank)> &build);
   // Lays the steps out; fill(i, dst) writes step i's ops (steps in the
   // order they were given) at dst.
   template <typename Fill>
@@ -119,6 +134,11 @@ class FlatBuilder {
 };
 
 FlatPrograms flatten(const std::vector<Program> &);
+// Every rank's Program made by build(rank) and flattened with one Program
+// in memory at a time: twice through the ranks (the layout, then the ops
+// written in their places), so neither every Program nor a second copy of
+// every op is ever held. build must give the same Program both times.
+FlatPrograms flatten_each_rank(int procs, const std::function<Program(int rank)> &build);
 // Every rank's Program of `algorithm` for `params`, flattened:
 // Algorithm::build_flat when it has one, else each rank's Program as it is
 // built (build_rank: one Program in memory at a time) or build_all's.

@@ -90,7 +90,7 @@ TEST(Flat, FlattenKeepsEveryRanksStepsInOrder) {
   EXPECT_GT(cases, 150);
 }
 
-TEST(Flat, ScheduleBasedBuildersEmitTheStepsOfTheirPrograms) {
+TEST(Flat, DirectFlatBuildersEmitTheStepsOfTheirPrograms) {
   std::mt19937_64 rng(11);
   int cases = 0;
   for (const Algorithm &algorithm : algorithms()) {
@@ -116,7 +116,29 @@ TEST(Flat, ScheduleBasedBuildersEmitTheStepsOfTheirPrograms) {
             ++cases;
           }
   }
-  EXPECT_EQ(cases, 3 * 14 * 2 * 2 * 3);  // clairvoyant, uni_greedy, bi_greedy; P = 1..10, 17, 24, 31, 38
+  EXPECT_EQ(cases, 4 * 14 * 2 * 2 * 3);  // clairvoyant, uni_greedy, bi_greedy, allreduce slt; P = 1..10, 17, 24, 31, 38
+}
+
+TEST(Flat, BuildFlatOfEveryAlgorithmIsTheFlattenedPrograms) {
+  // Whichever way build_flat gets there (a direct builder, build_all's
+  // Programs, or flatten_each_rank's two passes over build_rank's), the
+  // array is the one flatten(build_all) lays out, op for op.
+  std::mt19937_64 rng(13);
+  int cases = 0;
+  for (const Algorithm &algorithm : algorithms())
+    for (int procs : {1, 2, 3, 7, 16, 33})
+      for (bool pats : {false, true}) {
+        const Params params = params_for(algorithm, procs, procs / 3, pats ? random_pats(procs, rng, 2e-4) : std::vector<double>{});
+        if (!unsupported_reason(algorithm, params).empty()) continue;
+        const FlatPrograms direct = build_flat(algorithm, params), flattened = flatten(build_all(algorithm, params));
+        ASSERT_EQ(direct.ops.size(), flattened.ops.size()) << algorithm.name << " P " << procs;
+        EXPECT_EQ(direct.first, flattened.first) << algorithm.name << " P " << procs;
+        for (std::size_t i = 0; i < direct.ops.size(); ++i)
+          ASSERT_TRUE(same_op(direct.ops[i], flattened.ops[i]))
+              << algorithm.name << " P " << procs << " op " << i;
+        ++cases;
+      }
+  EXPECT_GT(cases, 250);
 }
 
 TEST(Flat, LayoutChangesNoSimulatedTime) {

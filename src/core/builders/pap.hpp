@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../algorithm.hpp"
+#include "../flat.hpp"
 
 namespace patcoll::core {
 
@@ -23,6 +24,7 @@ void append_over_positions(Program &program, const Program &positional, const st
 // MPI_Allreduce, PAP-aware ([PA] §4)
 Program allreduce_slt(const Params &, int rank);
 std::vector<Program> allreduce_slt_all(const Params &);  // one plan for every rank
+FlatPrograms allreduce_slt_flat(const Params &);         // the same, flattened rank by rank
 Program allreduce_prr(const Params &, int rank);
 // prr's regime: true when the latest process is late enough for the
 // prereduced form (presteps among the others, then P−1 exchanges with it).

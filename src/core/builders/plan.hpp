@@ -10,11 +10,14 @@
 //   Plan plan(const Params &);                                   // once
 //   Program x(const Params &p, int r) { return build(p, r, plan(p)); }
 //   std::vector<Program> x_all(const Params &p) { return build_every_rank(p, plan(p), build); }
+// and, where the simulator's memory at P = 10^5 matters, a fourth:
+//   FlatPrograms x_flat(const Params &p) { return build_every_rank_flat(p, plan(p), build); }
 #pragma once
 
 #include <vector>
 
 #include "../algorithm.hpp"
+#include "../flat.hpp"
 
 namespace patcoll::core {
 
@@ -25,6 +28,14 @@ std::vector<Program> build_every_rank(const Params &params, const Plan &plan,
   programs.reserve(static_cast<std::size_t>(params.procs));
   for (int rank = 0; rank < params.procs; ++rank) programs.push_back(build(params, rank, plan));
   return programs;
+}
+
+// The same into the simulator's flat form (Algorithm::build_flat): one
+// Program in memory at a time instead of all of them beside their flat ops.
+template <class Plan>
+FlatPrograms build_every_rank_flat(const Params &params, const Plan &plan,
+                                   Program (*build)(const Params &, int rank, const Plan &)) {
+  return flatten_each_rank(params.procs, [&](int rank) { return build(params, rank, plan); });
 }
 
 // 0, 1, …, P−1: the order of the linear builders that do not sort.

@@ -28,5 +28,8 @@ Program allreduce_slt(const Params &params, int rank) { return build(params, ran
 std::vector<Program> allreduce_slt_all(const Params &params) {
   return build_every_rank(params, chain_order(arrival_order(params)), build);
 }
+FlatPrograms allreduce_slt_flat(const Params &params) {
+  return build_every_rank_flat(params, chain_order(arrival_order(params)), build);
+}
 
 }  // namespace patcoll::core

@@ -96,7 +96,10 @@ Selector::Cached *Selector::family_of(const std::string &shape, const std::vecto
   // The family exists to share measurements: the model alone
   // (feedback off) judges every quantised vector on its own.
   if (!options_.feedback || options_.family_quanta <= 0 || quantum <= 0) return nullptr;
-  const double reach = (options_.family_quanta + 1e-9) * quantum;
+  // Within a few quanta, or a fraction of the imbalance when the quantum
+  // is small against the jitter (a model calibrated on a quiet machine).
+  const double reach =
+      (1 + 1e-9) * std::max(options_.family_quanta * quantum, options_.family_fraction * imbalance(arrivals));
   const std::vector<bool> late = late_ranks(arrivals);
   Cached *nearest = nullptr;
   double nearest_distance = INFINITY;

@@ -79,10 +79,11 @@ struct SelectOptions {
   std::size_t feedback_window = 5;
   std::size_t feedback_samples = 3;
   // Jitter and drift (docs/adaptive.md, "Measured feedback"):
-  //  - a new quantised vector within `family_quanta` quanta of a cached
-  //    pattern of the same shape (every rank, L-infinity) with the same set
-  //    of late ranks is that pattern: it inherits its predictions,
-  //    measurements and drops, and is measured under it;
+  //  - a new quantised vector within `family_quanta` quanta (or
+  //    `family_fraction` of its imbalance, if more) of a cached pattern of
+  //    the same shape (every rank, L-infinity) with the same set of late
+  //    ranks is that pattern: it inherits its predictions, measurements
+  //    and drops, and is measured under it;
   //  - a drop compares the candidate's kept tails only with native's
   //    tails measured since the oldest of them (when the candidate measures
   //    slower than older native tails, native is probed on the next calls
@@ -98,6 +99,7 @@ struct SelectOptions {
   //    on feedback_window of each.
   double clear_loss = 0.25;
   double family_quanta = 2;
+  double family_fraction = 0.15;  // ... or within this fraction of the vector's imbalance, if more
   std::size_t feedback_age = 64;
   std::size_t loss_calls = 64;
 };

@@ -183,7 +183,8 @@ class Selector {
   Cached *predictions_for(const std::string &shape, const Params &quantised, double quantum, bool may_simulate,
                           bool &hit, std::string &key);
   // The nearest cached pattern of `shape` whose family `arrivals` belongs
-  // to (same late ranks, within family_quanta quanta); nullptr when none.
+  // to (same late ranks, within family_quanta quanta or family_fraction
+  // of its imbalance); nullptr when none.
   Cached *family_of(const std::string &shape, const std::vector<double> &arrivals, double quantum, std::string &key);
 
   // A measurement and the shape's clock when it was recorded.

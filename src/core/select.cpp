@@ -192,12 +192,12 @@ std::optional<Verdict> Selector::record(const std::string &pattern, std::string_
   std::deque<Sample> &tails = slot.tails[std::string(algorithm)];
   tails.push_back({tail_seconds, clock});
   while (tails.size() > window) tails.pop_front();
-  // The model's error for this algorithm on this shape: measured over
+  // The model's error for this algorithm on this shape: measured minus
   // predicted time after the last arrival.
   if (const Prediction *predicted = find(slot.predictions, algorithm))
     if (const double after_last = predicted->seconds - slot.imbalance; after_last > 0 && shape != current_.end()) {
       std::deque<Sample> &errors = shape->second.model_error[std::string(algorithm)];
-      errors.push_back({tail_seconds / after_last, clock});
+      errors.push_back({tail_seconds - after_last, clock});
       while (errors.size() > window) errors.pop_front();
     }
   auto native = slot.tails.find(std::string(native_name));
@@ -320,7 +320,7 @@ Selection Selector::select(const Params &params, bool measured) {
         // stands for them; neither are the ones this pattern's
         // measurements dropped.
         // The model's error of an algorithm on this shape: the median of
-        // its last measured/predicted ratios; NaN with fewer than
+        // its last measured-minus-predicted differences; NaN with fewer than
         // feedback_samples of them.
         auto error_of = [&](std::string_view name) -> double {
           auto it = current.model_error.find(std::string(name));
@@ -340,7 +340,7 @@ Selection Selector::select(const Params &params, bool measured) {
         // Compared on the time left after the last arrival (run time minus
         // the imbalance): what an algorithm can change. With a rank late by
         // far more than the collective, 5 % of the whole run time would
-        // never be met. With feedback, each prediction is scaled by the
+        // never be met. With feedback, each prediction is corrected by the
         // model's measured error for that algorithm on this shape (once
         // native's is known).
         const double imbalance_seconds = slot->imbalance;
@@ -362,7 +362,7 @@ Selection Selector::select(const Params &params, bool measured) {
             for (Prediction &p : ranked) {
               double error = error_of(p.name);
               if (std::isnan(error)) error = p.pap_aware ? pap_prior : native_error;
-              p.seconds = imbalance_seconds + std::max(0.0, p.seconds - imbalance_seconds) * error;
+              p.seconds = imbalance_seconds + std::max(0.0, p.seconds - imbalance_seconds + error);
             }
           std::stable_sort(ranked.begin(), ranked.end(),
                            [](const Prediction &a, const Prediction &b) { return a.seconds < b.seconds; });

@@ -22,8 +22,11 @@
 //     native's by more than `hysteresis` is dropped for that pattern, and
 //     native is run on a few agreed calls of a pattern to measure it.
 //     Across patterns of the same shape (patterns that never repeat), each
-//     algorithm's predicted time after the last arrival is scaled by its
-//     measured/predicted ratio (median of the last few) before comparing.
+//     algorithm's predicted time after the last arrival is corrected by
+//     its measured-minus-predicted difference (median of the last few)
+//     before comparing. A difference, not a ratio: what stale PATs add to a
+//     measurement is a wait common to every algorithm, which a ratio would
+//     multiply by the smallest predicted tails (docs/adaptive.md).
 // Every rank must choose the same algorithm: the inputs (Params, the PAT
 // vector, the cost model, the measurements, which the caller agrees across
 // ranks before recording them at the same call everywhere) are the same on
@@ -199,8 +202,8 @@ class Selector {
     int calls_since_simulation = 0;
     bool simulated_once = false;
     // Feedback across the shape's patterns: per algorithm the last
-    // measured tails divided by the model's prediction of them (how far
-    // the model is off on this machine), and the shape's predicted calls
+    // measured tails minus the model's prediction of them (how far the
+    // model is off on this machine), and the shape's predicted calls
     // (of which `native_runs` ran native).
     std::unordered_map<std::string, std::deque<Sample>> model_error;
     std::size_t calls = 0, native_runs = 0;

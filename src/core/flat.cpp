@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <type_traits>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -160,31 +162,38 @@ void add_program(FlatBuilder &builder, int index, const Program &program) {
   for (const Step &step : program.steps) builder.step(step.ops.data(), step.ops.size(), step.round);
 }
 
-}  // namespace
-
-FlatPrograms flatten(const std::vector<Program> &programs) {
-  FlatBuilder builder = FlatBuilder::layout_only(static_cast<int>(programs.size()));
-  for (std::size_t rank = 0; rank < programs.size(); ++rank) add_program(builder, static_cast<int>(rank), programs[rank]);
-  // The steps again, in the same order, straight from the Programs.
-  std::size_t rank = 0, step = 0;
-  return builder.finish_with([&](std::size_t, FlatOp *dst) {
-    while (step == programs[rank].steps.size()) ++rank, step = 0;
-    const std::vector<Op> &ops = programs[rank].steps[step++].ops;
+// Both flattenings: the layout from every rank's Program, then the ops
+// written in their places from the same Programs again. `get(rank)` gives
+// a rank's Program, by reference (held elsewhere) or by value (built on
+// demand, one at a time).
+template <typename Get>
+FlatPrograms flatten_twice(int procs, Get &&get) {
+  FlatBuilder builder = FlatBuilder::layout_only(procs);
+  for (int rank = 0; rank < procs; ++rank) add_program(builder, rank, get(rank));
+  std::optional<Program> built;  // the current Program when get builds it
+  const Program *current = nullptr;
+  int rank = -1;
+  std::size_t step = 0;
+  return builder.finish_writing([&](std::size_t, FlatOp *dst) {
+    while (!current || step == current->steps.size()) {
+      if constexpr (std::is_lvalue_reference_v<decltype(get(0))>) current = &get(++rank);
+      else current = &built.emplace(get(++rank));
+      step = 0;
+    }
+    const std::vector<Op> &ops = current->steps[step++].ops;
     FlatBuilder::write_step(ops.data(), ops.size(), dst);
   });
 }
 
+}  // namespace
+
+FlatPrograms flatten(const std::vector<Program> &programs) {
+  return flatten_twice(static_cast<int>(programs.size()),
+                       [&](int rank) -> const Program & { return programs[static_cast<std::size_t>(rank)]; });
+}
+
 FlatPrograms flatten_each_rank(int procs, const std::function<Program(int rank)> &build) {
-  FlatBuilder builder = FlatBuilder::layout_only(procs);
-  for (int rank = 0; rank < procs; ++rank) add_program(builder, rank, build(rank));
-  Program current;
-  int rank = -1;
-  std::size_t step = 0;
-  return builder.finish_writing([&](std::size_t, FlatOp *dst) {
-    while (rank < 0 || step == current.steps.size()) current = build(++rank), step = 0;
-    const std::vector<Op> &ops = current.steps[step++].ops;
-    FlatBuilder::write_step(ops.data(), ops.size(), dst);
-  });
+  return flatten_twice(procs, build);
 }
 
 FlatPrograms build_flat(const Algorithm &algorithm, const Params &params) {

@@ -107,12 +107,6 @@ class FlatBuilder {
   static void write_step(const Op *ops, std::size_t count, FlatOp *dst);
 
  private:
-  friend FlatPrograms flatten(const std::vector<Program> &);
-// Every rank's Program made by build(rank) and flattened with one Program
-// in memory at a time: twice through the ranks (the layout, then the ops
-// written in their places), so neither every Program nor a second copy of
-// every op is ever held. build must give the same Program both times.
-FlatPrograms flatten_each_rank(int procs, const std::function<Program(int rank)> &build);
   // Lays the steps out; fill(i, dst) writes step i's ops (steps in the
   // order they were given) at dst.
   template <typename Fill>

@@ -199,9 +199,12 @@ TEST(BuilderPlans, OnlyTheScheduleGeneratorsProgramsAskForSynchronousSends) {
       const Params params = params_for(algorithm, procs, 0, random_pats(procs, rng));
       if (!unsupported_reason(algorithm, params).empty()) continue;
       for (const Program &program : build_all(algorithm, params)) {
-        if (generated) EXPECT_TRUE(program.synchronous_sends) << algorithm.name;
-        if (!(algorithm.restrictions & schedule_based))
+        if (generated) {
+          EXPECT_TRUE(program.synchronous_sends) << algorithm.name;
+        }
+        if (!(algorithm.restrictions & schedule_based)) {
           EXPECT_FALSE(program.synchronous_sends) << to_string(algorithm.collective) << " " << algorithm.name;
+        }
         synchronous += generated && program.synchronous_sends;
       }
     }

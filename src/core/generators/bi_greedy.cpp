@@ -156,17 +156,6 @@ Schedule bi_greedy(const GreedyInput &input) {
     for (int j = 0; j < segments; ++j) word(v, j >> 6) |= 1ull << (j & 63);
   auto holds = [&](int v, int j) { return (word(v, j >> 6) >> (j & 63)) & 1; };
   auto clear = [&](int v, int j) { word(v, j >> 6) &= ~(1ull << (j & 63)); };
-  // Smallest segment >= j that v still holds, or `segments`.
-  auto next_held = [&](int v, int j) {
-    if (j >= segments) return segments;
-    int w = j >> 6;
-    std::uint64_t bits = word(v, w) & (~0ull << (j & 63));
-    while (true) {
-      if (bits) return std::min(segments, w * 64 + std::countr_zero(bits));
-      if (++w >= words) return segments;
-      bits = word(v, w);
-    }
-  };
   std::vector<Tick> last_send_end(segments, 0);
   std::vector<int> holders(segments, procs);
   std::vector<Tick> finished_at(segments, 0);
@@ -177,6 +166,7 @@ Schedule bi_greedy(const GreedyInput &input) {
   WakeQueue wake;
   for (int v = 0; v < procs; ++v) wake.push(process[v].send_free, v);
   std::vector<int> candidates, kept, senders, receivers, both;
+  std::vector<std::uint64_t> can_send_holds(static_cast<std::size_t>(words)), can_recv_holds(static_cast<std::size_t>(words));
   const auto fetch = [&](int v) { __builtin_prefetch(&process[v]); };
   const auto list = [&](int v) {
     if (!process[v].listed) process[v].listed = true, candidates.push_back(v);
@@ -197,14 +187,36 @@ Schedule bi_greedy(const GreedyInput &input) {
       else pv.listed = false;
     }
     candidates.swap(kept);
-    // Segments in order; a segment no usable sender holds pairs nobody, so
-    // jump to the next one some usable sender holds.
+    // Segments in order. A segment pairs nobody unless a usable process
+    // with a free send port and one with a free receive port hold it, so
+    // jump to the next segment both unions of their holdings have (taken
+    // again after every pairing; a segment that pairs nobody changes
+    // nothing, so skipping it gives the same schedule).
+    const auto unite = [&] {
+      std::fill(can_send_holds.begin(), can_send_holds.end(), 0);
+      std::fill(can_recv_holds.begin(), can_recv_holds.end(), 0);
+      for (int v : candidates) {
+        const Process &pv = process[v];
+        const bool can_send = v != 0 && pv.send_free <= t, can_recv = pv.recv_free <= t;
+        for (int w = 0; w < words; ++w) {
+          if (can_send) can_send_holds[w] |= word(v, w);
+          if (can_recv) can_recv_holds[w] |= word(v, w);
+        }
+      }
+    };
+    // Smallest segment >= j both unions hold, or `segments`.
+    const auto next_pairable = [&](int j) {
+      for (int w = j >> 6; w < words; ++w) {
+        std::uint64_t bits = can_send_holds[w] & can_recv_holds[w];
+        if (w == j >> 6) bits &= ~0ull << (j & 63);
+        if (bits) return std::min(segments, w * 64 + std::countr_zero(bits));
+      }
+      return segments;
+    };
+    unite();
     int j = first_open;
     while (true) {
-      int next = segments;
-      for (int v : candidates)
-        if (v != 0 && process[v].send_free <= t) next = std::min(next, next_held(v, j));
-      j = next;
+      j = next_pairable(j);
       if (j >= segments) break;
       senders.clear(), receivers.clear(), both.clear();
       const Tick t_comm = seg_comm[j], t_comp = seg_comp[j];
@@ -247,6 +259,7 @@ Schedule bi_greedy(const GreedyInput &input) {
         wake.push(process[b].comp_end, b);
         --holders[j];
       }
+      if (pairs > 0) unite();
       if (holders[j] == 1 && holds(0, j)) {  // only the root holds j: done after its last combine
         clear(0, j);
         finished_at[j] = last_send_end[j] + t_comp;

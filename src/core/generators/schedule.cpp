@@ -183,6 +183,36 @@ std::string to_json(const Schedule &schedule, bool with_completion_time) {
 }
 
 namespace detail {
+namespace {
+
+// std::stable_sort by time, for events that come as a few runs already in
+// time order (bi_greedy: one, its clock never goes back; uni_greedy: one
+// per segment): the runs merged pairwise, left first among equal times,
+// which is exactly the stable order, in log2(runs) passes instead of
+// log2(events) (at P = 10^5, 6 passes instead of 23).
+void stable_sort_by_time(std::vector<GreedyEvent> &events) {
+  std::vector<std::size_t> bounds{0};
+  for (std::size_t i = 1; i < events.size(); ++i)
+    if (events[i].time < events[i - 1].time) bounds.push_back(i);
+  bounds.push_back(events.size());
+  if (bounds.size() <= 2) return;
+  const auto earlier = [](const GreedyEvent &a, const GreedyEvent &b) { return a.time < b.time; };
+  std::vector<GreedyEvent> buffer(events.size());
+  while (bounds.size() > 2) {
+    std::vector<std::size_t> merged{0};
+    for (std::size_t r = 0; r + 1 < bounds.size(); r += 2) {
+      const std::size_t from = bounds[r], middle = bounds[r + 1];
+      const std::size_t to = r + 2 < bounds.size() ? bounds[r + 2] : middle;
+      std::merge(events.begin() + from, events.begin() + middle, events.begin() + middle, events.begin() + to,
+                 buffer.begin() + from, earlier);
+      merged.push_back(to);
+    }
+    events.swap(buffer);
+    bounds.swap(merged);
+  }
+}
+
+}  // namespace
 
 Schedule greedy_schedule(const GreedyInput &input, const char *name, std::vector<GreedyEvent> events,
                          double completion_time) {
@@ -193,8 +223,7 @@ Schedule greedy_schedule(const GreedyInput &input, const char *name, std::vector
   schedule.root = input.root;
   schedule.completion_time = completion_time;
   schedule.ranks.resize(static_cast<std::size_t>(input.procs));
-  std::stable_sort(events.begin(), events.end(),
-                   [](const GreedyEvent &a, const GreedyEvent &b) { return a.time < b.time; });
+  stable_sort_by_time(events);
   // Every rank's lists at their final sizes (at P = 10^5, growing them by
   // doubling was a tenth of the run: copies, and memory touched twice).
   {

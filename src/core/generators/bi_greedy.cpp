@@ -275,7 +275,10 @@ Schedule bi_greedy(const GreedyInput &input) {
   }
   Tick completion = 0;
   for (Tick f : finished_at) completion = std::max(completion, f);
-  return detail::greedy_schedule(input, "bi_greedy", std::move(events), static_cast<double>(completion) * unit);
+  Schedule schedule =
+      detail::greedy_schedule(input, "bi_greedy", std::move(events), static_cast<double>(completion) * unit);
+  schedule.overlapping_rounds = true;
+  return schedule;
 }
 
 }  // namespace patcoll::core

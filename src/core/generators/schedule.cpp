@@ -54,24 +54,44 @@ void rank_steps(const Schedule &schedule, const Params &params, const std::vecto
   std::vector<bool> holds(static_cast<std::size_t>(schedule.segments), true);
   const RankSchedule empty;
   const RankSchedule &mine = rank < static_cast<int>(schedule.ranks.size()) ? schedule.ranks[rank] : empty;
+  // A full-duplex schedule's send and receive share a step when they
+  // overlap in its timeline, not only when they start in the same round:
+  // as separate steps the later one would wait for the earlier one's end.
+  // (bi_greedy: a receive starting during a send, of another segment — the
+  // generator's COMP rule allows nothing else to overlap. A hair's margin
+  // keeps back-to-back transfers, equal up to the generator's tick, apart.)
+  const auto transfer_seconds = [&](const Transfer &t) {
+    return params.cost.alpha + params.cost.beta * static_cast<double>(spans[static_cast<std::size_t>(t.segment)].count) *
+                                   static_cast<double>(params.element_bytes);
+  };
+  const auto overlap = [&](const Transfer &first, const Transfer &later) {
+    return schedule.overlapping_rounds && first.segment != later.segment &&
+           later.time < first.time + transfer_seconds(first) * (1 - 0x1p-10);
+  };
   std::size_t in = 0, out = 0;
   bool copied = false;
   while (in < mine.recv.size() || out < mine.send.size()) {
     int round = std::numeric_limits<int>::max();
     if (in < mine.recv.size()) round = std::min(round, mine.recv[in].round);
     if (out < mine.send.size()) round = std::min(round, mine.send[out].round);
+    bool take_send = out < mine.send.size() && mine.send[out].round == round;
+    bool take_recv = in < mine.recv.size() && mine.recv[in].round == round;
+    if (take_send != take_recv && in < mine.recv.size() && out < mine.send.size()) {
+      if (take_send) take_recv = overlap(mine.send[out], mine.recv[in]);
+      else take_send = overlap(mine.recv[in], mine.send[out]);
+    }
     Op ops[3];
     std::size_t n = 0;
     if (!copied) ops[n++] = copy, copied = true;
     // The send reads the accumulator before the recv lands (step phases),
-    // and never the segment received in the same round.
+    // and never the segment received in the same step.
     int sent_segment = -1;
-    if (out < mine.send.size() && mine.send[out].round == round) {
+    if (take_send) {
       const Transfer &t = mine.send[out++];
       ops[n++] = send_op(t.peer, segment_region(t.segment));
       sent_segment = t.segment;
     }
-    if (in < mine.recv.size() && mine.recv[in].round == round) {
+    if (take_recv) {
       const Transfer &t = mine.recv[in++];
       ops[n++] = recv_op(t.peer, segment_region(t.segment), holds[t.segment] ? Combine::left : Combine::store);
       holds[t.segment] = true;

@@ -44,6 +44,10 @@ struct Schedule {
   int root = 0;
   int rounds = 0;                 // last round with a transfer + 1
   double completion_time = 0;     // greedy: time the root is done (s, from the first arrival)
+  // Full-duplex timeline (bi_greedy): a rank's receive may start while its
+  // send of an earlier round is still going on (Transfer::time), and the
+  // Programs put the two in one step (rank_steps in schedule.cpp).
+  bool overlapping_rounds = false;
   std::vector<RankSchedule> ranks;
 };
 

@@ -581,7 +581,7 @@ TEST(GeneratorsVsSimulator, UniGreedyProgramsFinishWhenTheGeneratorSaysInTheUnid
 // a receive start while a send of an earlier round is still going on; the
 // Programs put the two in one step (rank_steps). As two steps the receive
 // waited for the send's end, and the Programs ran up to 1.45× longer than
-// predicted here, 3.2× at P = 100 with 64 segments (docs/reproductions.md).
+// predicted here, 3.8× at P = 100 with 64 segments (docs/reproductions.md).
 TEST(GeneratorsVsSimulator, BiGreedyProgramsFinishWhenTheGeneratorSaysInTheFullDuplexModel) {
   check_greedy_completion("bi_greedy", bi_greedy, PortModel::full_duplex, 1.0 / 65536);
 }

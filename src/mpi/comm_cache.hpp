@@ -95,6 +95,9 @@ struct AutoFeedback {
     std::string pattern;            // core::Selection::pattern
     std::string_view algorithm;     // what ran
     double arrival_offset = 0;      // PAT of the latest rank minus this rank's (seconds)
+    // This rank's tail is the collective's: every rank's for allreduce,
+    // the root's only for reduce (measure_blocking_call).
+    bool tail_counts = true;
   } current;
   struct Exchange {
     MPI_Request request = MPI_REQUEST_NULL;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -264,7 +265,13 @@ void measure_blocking_call(CommState &state, double entry_time) {
   if (FeedbackHook hook = g_feedback_hook.load()) tail = hook(current.collective, current.algorithm, state.rank, tail);
   AutoFeedback::Exchange &exchange = state.feedback.in_flight.emplace_back();
   const double id = name_id(current.algorithm);
-  exchange.mine[0] = tail;
+  // A reduce is done when its root is: the root's tail alone. The maximum
+  // over every rank's would also take in ranks that wait inside the
+  // schedule, whose own lag the PATs may have got wrong (history PATs
+  // under random delays) by an amount that depends on the algorithm, so
+  // it misjudged PAP-aware reduces (docs/adaptive.md, "Re-run"). The
+  // root's own error is the same whatever the algorithm.
+  exchange.mine[0] = current.tail_counts ? tail : -std::numeric_limits<double>::max();
   exchange.mine[1] = -elapsed;
   exchange.mine[2] = id;
   exchange.mine[3] = -id;
@@ -301,6 +308,7 @@ const Entry *choose_auto(CommState &state, const core::Params &params) {
     current.algorithm = entry->name;
     const auto latest = std::max_element(params.arrivals.begin(), params.arrivals.end());
     current.arrival_offset = *latest - params.arrivals[static_cast<std::size_t>(state.rank)];
+    current.tail_counts = params.collective != core::Collective::reduce || params.root == state.rank;
   }
   return entry;
 }

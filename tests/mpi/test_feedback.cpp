@@ -31,13 +31,18 @@ namespace {
 
 using patcoll::core::Collective;
 
-enum class Measured { clock, pap_slower, one_rank_says_slower, pap_faster };
+enum class Measured { clock, pap_slower, one_rank_says_slower, non_root_says_slower, pap_faster };
 Measured g_measured = Measured::clock;
 
+// The rank whose tail alone says "slower" in one_rank_says_slower: the
+// root for reduce (only the root's tail counts there: a reduce is done
+// when its root is), any rank for allreduce.
+int deciding_rank(Collective collective) { return collective == Collective::reduce ? 0 : 1; }
+
 // The injected tail of one rank: native 10 ms; a PAP-aware algorithm 20 ms
-// (slower), 20 ms on rank 1 only and 5 ms elsewhere, or 5 ms (faster). A
-// per-rank jitter makes every rank's value differ.
-double injected(Collective, std::string_view algorithm, int rank, double tail) {
+// (slower), 20 ms on the deciding rank only and 5 ms elsewhere, or 5 ms
+// (faster). A per-rank jitter makes every rank's value differ.
+double injected(Collective collective, std::string_view algorithm, int rank, double tail) {
   const double jitter = 1e-5 * rank;
   const bool native = algorithm == "native";
   switch (g_measured) {
@@ -46,6 +51,8 @@ double injected(Collective, std::string_view algorithm, int rank, double tail) {
     case Measured::pap_slower:
       return (native ? 10e-3 : 20e-3) + jitter;
     case Measured::one_rank_says_slower:
+      return native ? 10e-3 + jitter : rank == deciding_rank(collective) ? 20e-3 : 5e-3 + jitter;
+    case Measured::non_root_says_slower:  // faster at the root (rank 0), slower at rank 1
       return native ? 10e-3 + jitter : rank == 1 ? 20e-3 : 5e-3 + jitter;
     case Measured::pap_faster:
       return (native ? 10e-3 : 5e-3) + jitter;
@@ -133,8 +140,9 @@ void run(patcoll::test::Suite &suite, MPI_Comm parent) {
     const std::string coll = collective == Collective::allreduce ? "allreduce" : "reduce";
     for (Measured measured : {Measured::pap_slower, Measured::one_rank_says_slower}) {
       g_measured = measured;
-      const std::string what = measured == Measured::pap_slower ? "every rank measures it slower"
-                                                                : "only rank 1 measures it slower";
+      const std::string what = measured == Measured::pap_slower
+                                   ? "every rank measures it slower"
+                                   : "only rank " + std::to_string(deciding_rank(collective)) + " measures it slower";
       const std::vector<std::string> names = run_calls(suite, parent, collective, calls, what);
       const std::string first = names.front();
       int size = 1;
@@ -160,16 +168,22 @@ void run(patcoll::test::Suite &suite, MPI_Comm parent) {
     }
 
     // Measured faster: kept; native measured on exactly 3 calls (1, 3, 5).
-    g_measured = Measured::pap_faster;
-    const std::vector<std::string> names = run_calls(suite, parent, collective, calls, "measured faster");
-    const std::string first = names.front();
-    int natives = 0;
-    for (const std::string &n : names) natives += n == "native";
-    if (pap_aware(first)) {
-      std::vector<std::string> want(calls, first);
-      want[1] = want[3] = want[5] = "native";
-      suite.check(names == want, coll + ": measured faster is kept, native probed on calls 1, 3, 5 (" +
-                                     joined(names) + ")");
+    // For reduce also when a rank other than the root measures it slower:
+    // only the root's tail counts there.
+    std::vector<Measured> kept_cases{Measured::pap_faster};
+    if (collective == Collective::reduce) kept_cases.push_back(Measured::non_root_says_slower);
+    for (Measured kept : kept_cases) {
+      g_measured = kept;
+      const std::string what =
+          kept == Measured::pap_faster ? "measured faster" : "faster at the root, slower at rank 1";
+      const std::vector<std::string> names = run_calls(suite, parent, collective, calls, what);
+      const std::string first = names.front();
+      if (pap_aware(first)) {
+        std::vector<std::string> want(calls, first);
+        want[1] = want[3] = want[5] = "native";
+        suite.check(names == want, coll + ": " + what + ": kept, native probed on calls 1, 3, 5 (" + joined(names) +
+                                       ")");
+      }
     }
 
     // Non-blocking calls in between: not measured, they run what the

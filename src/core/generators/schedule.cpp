@@ -57,8 +57,8 @@ void rank_steps(const Schedule &schedule, const Params &params, const std::vecto
   // A full-duplex schedule's send and receive share a step when they
   // overlap in its timeline, not only when they start in the same round:
   // as separate steps the later one would wait for the earlier one's end.
-  // (bi_greedy: a receive starting during a send, of another segment — the
-  // generator's COMP rule allows nothing else to overlap. A hair's margin
+  // (bi_greedy: a receive starting during a send of another segment — with
+  // equal segments its COMP rule lets nothing else overlap. A hair's margin
   // keeps back-to-back transfers, equal up to the generator's tick, apart.)
   const auto transfer_seconds = [&](const Transfer &t) {
     return params.cost.alpha + params.cost.beta * static_cast<double>(spans[static_cast<std::size_t>(t.segment)].count) *

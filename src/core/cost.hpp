@@ -15,6 +15,8 @@ struct CostModel {
 
   // Time to send and combine one segment of `bytes`: α + B(β + γ) ([M] §5.2).
   double round_time(double bytes) const { return alpha + bytes * (beta + gamma); }
+  // Time one message of `bytes` holds both ports: α + Bβ (simulate.hpp).
+  double transfer_time(double bytes) const { return alpha + beta * bytes; }
 };
 
 // [M] §5.2: N_opt = sqrt((n − 1)·m(β + γ)/α), n = ⌈log2 P⌉, m in bytes;

@@ -61,8 +61,8 @@ void rank_steps(const Schedule &schedule, const Params &params, const std::vecto
   // equal segments its COMP rule lets nothing else overlap. A hair's margin
   // keeps back-to-back transfers, equal up to the generator's tick, apart.)
   const auto transfer_seconds = [&](const Transfer &t) {
-    return params.cost.alpha + params.cost.beta * static_cast<double>(spans[static_cast<std::size_t>(t.segment)].count) *
-                                   static_cast<double>(params.element_bytes);
+    return params.cost.transfer_time(static_cast<double>(spans[static_cast<std::size_t>(t.segment)].count) *
+                                     static_cast<double>(params.element_bytes));
   };
   const auto overlap = [&](const Transfer &first, const Transfer &later) {
     return schedule.overlapping_rounds && first.segment != later.segment &&

@@ -14,8 +14,9 @@
 // laid out for one cache miss per visit where possible (docs/builders.md,
 // "The simulator at P = 100 000"): the Programs flattened into one array
 // of 32-byte ops laid out by round (flat.hpp), a 64-byte rank state, a
-// 4-ary heap of 24-byte events, an open-addressing table of the pairs with
-// unmatched posts only.
+// 4-ary heap of 32-byte events for starts and FIFO lanes per message size
+// for completions, an open-addressing table of the pairs with unmatched
+// posts only.
 #include "simulate.hpp"
 
 #include <algorithm>
@@ -94,24 +95,89 @@ struct PostedNode {
 enum class EventKind : std::uint8_t { try_start, complete };
 
 // An event of the queue: ordered by (time, sequence), the sequence unique
-// (creation order), so the order is total and any correct heap pops the
-// same events in the same order. The kind rides in the key's low bit.
+// (creation order), so the order is total and any correct queue pops the
+// same events in the same order. The kind rides in the key's low bit; the
+// message's two ranks ride along so that the run loop can prefetch their
+// states before it has read the message.
 struct Event {
   double time;
   std::uint64_t key;  // sequence << 1 | kind
-  std::int64_t message;
+  std::int32_t message;
+  std::int32_t src, dst;
   EventKind kind() const { return static_cast<EventKind>(key & 1); }
   bool before(const Event &other) const { return time < other.time || (time == other.time && key < other.key); }
 };
+static_assert(sizeof(Event) == 32);
 
-// A 4-ary min-heap of events: half the depth of a binary heap, so fewer
-// cache misses per push/pop when P = 10^5 messages are in flight (the
-// simulator's hottest structure, with the pair table below).
+// The event queue: a 4-ary min-heap (half the depth of a binary heap, so
+// fewer cache misses per push/pop with 10^5 events in flight) plus FIFO
+// lanes for completions. A completion is pushed at its start time plus
+// α + β·bytes, and start times never decrease (events are handled in
+// order), so the completions of one message size arrive in (time, key)
+// order: a FIFO per size keeps them sorted at O(1) per event, and the heap
+// holds only the starts and retries. A completion goes to the heap when
+// it would break its lane's order or no lane is free for its size. top()
+// is the least of the heap's top and the lanes' heads: the same total
+// order as one heap of everything, so the same simulation.
 class EventQueue {
  public:
-  bool empty() const { return heap_.empty(); }
-  const Event &top() const { return heap_.front(); }
+  bool empty() const { return best_ < 0; }
+  const Event &top() const { return best_ == kHeap ? heap_.front() : lanes_[static_cast<std::size_t>(best_)].front(); }
   void push(const Event &event) {
+    heap_push(event);
+    consider(kHeap, heap_.front());
+  }
+  void push_completion(const Event &event, std::int64_t bytes) {
+    Lane *free = nullptr;
+    for (Lane &lane : lanes_) {
+      if (!lane.empty() && lane.bytes == bytes) {
+        if (lane.back().before(event)) return lane_push(lane, event);
+        return push(event);
+      }
+      if (lane.empty() && free == nullptr) free = &lane;
+    }
+    if (free != nullptr) {
+      free->bytes = bytes;
+      return lane_push(*free, event);
+    }
+    push(event);
+  }
+  void pop() {
+    if (best_ == kHeap) heap_pop();
+    else lanes_[static_cast<std::size_t>(best_)].pop();
+    best_ = heap_.empty() ? -1 : kHeap;
+    for (int l = 0; l < kLanes; ++l)
+      if (!lanes_[static_cast<std::size_t>(l)].empty()) consider(l, lanes_[static_cast<std::size_t>(l)].front());
+  }
+
+ private:
+  static constexpr int kLanes = 8, kHeap = kLanes;
+  // A ring buffer of events of one message size, in (time, key) order.
+  struct Lane {
+    std::int64_t bytes = -1;
+    std::vector<Event> ring;  // capacity a power of two
+    std::size_t head = 0, size = 0;
+    bool empty() const { return size == 0; }
+    const Event &front() const { return ring[head]; }
+    const Event &back() const { return ring[(head + size - 1) & (ring.size() - 1)]; }
+    void pop() { head = (head + 1) & (ring.size() - 1), --size; }
+  };
+  void lane_push(Lane &lane, const Event &event) {
+    if (lane.size == lane.ring.size()) {
+      std::vector<Event> grown(std::max<std::size_t>(64, 2 * lane.ring.size()));
+      for (std::size_t i = 0; i < lane.size; ++i) grown[i] = lane.ring[(lane.head + i) & (lane.ring.size() - 1)];
+      lane.ring.swap(grown);
+      lane.head = 0;
+    }
+    lane.ring[(lane.head + lane.size) & (lane.ring.size() - 1)] = event;
+    ++lane.size;
+    consider(static_cast<int>(&lane - lanes_), lane.front());
+  }
+  // Makes `source` the best when its head `head` comes first.
+  void consider(int source, const Event &head) {
+    if (best_ < 0 || head.before(top())) best_ = source;
+  }
+  void heap_push(const Event &event) {
     std::size_t i = heap_.size();
     heap_.push_back(event);
     while (i > 0) {
@@ -122,7 +188,7 @@ class EventQueue {
     }
     heap_[i] = event;
   }
-  void pop() {
+  void heap_pop() {
     const Event last = heap_.back();
     heap_.pop_back();
     const std::size_t n = heap_.size();
@@ -142,8 +208,9 @@ class EventQueue {
     heap_[i] = last;
   }
 
- private:
   std::vector<Event> heap_;
+  Lane lanes_[kLanes];
+  int best_ = -1;  // where top() is: a lane, kHeap, or -1 when empty
 };
 
 // The pairs with unmatched posts, by key src << 32 | dst: open addressing
@@ -272,12 +339,14 @@ class Simulator {
       const Event event = events_.top();
       events_.pop();
       // The next event is most likely the new top: start fetching the two
-      // rank states it will touch while this one is handled (at P = 10^5
-      // they are cache misses; the order of events is not affected).
+      // rank states and the message it will touch while this one is
+      // handled (at P = 10^5 they are cache misses; the order of events is
+      // not affected).
       if (!events_.empty()) {
-        const Message &next = messages_[static_cast<std::size_t>(events_.top().message)];
+        const Event &next = events_.top();
         __builtin_prefetch(&ranks_[static_cast<std::size_t>(next.src)]);
         __builtin_prefetch(&ranks_[static_cast<std::size_t>(next.dst)]);
+        __builtin_prefetch(&messages_[static_cast<std::size_t>(next.message)]);
       }
       if (event.kind() == EventKind::try_start)
         try_start(event.message, event.time);
@@ -300,8 +369,8 @@ class Simulator {
     result_.timeline.push_back({rank, step, activity, peer, start, end, bytes});
   }
 
-  void push(double time, EventKind kind, std::int64_t message) {
-    events_.push(Event{time, next_sequence_++ << 1 | static_cast<std::uint64_t>(kind), message});
+  Event event(double time, EventKind kind, std::int32_t id, const Message &message) {
+    return Event{time, next_sequence_++ << 1 | static_cast<std::uint64_t>(kind), id, message.src, message.dst};
   }
 
   // One past the last op of the step that starts at ops_[first].
@@ -431,16 +500,20 @@ class Simulator {
     }
     const Message message{src,     dst,     send.step, recv.step, send.op, recv.op, send.count * params_.element_bytes,
                           recv.combine};
-    std::int64_t id;
+    std::int32_t id;
     if (!free_messages_.empty()) {  // slots of completed messages are reused
       id = free_messages_.back();
       free_messages_.pop_back();
       messages_[static_cast<std::size_t>(id)] = message;
     } else {
-      id = static_cast<std::int64_t>(messages_.size());
+      if (messages_.size() == static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+        result_.error = "more than 2^31 - 1 messages in flight";
+        return;
+      }
+      id = static_cast<std::int32_t>(messages_.size());
       messages_.push_back(message);
     }
-    push(std::max(send.time, recv.time), EventKind::try_start, id);
+    events_.push(event(std::max(send.time, recv.time), EventKind::try_start, id, message));
   }
 
   double &sender_port(int rank) { return ranks_[static_cast<std::size_t>(rank)].send_port_free; }
@@ -449,13 +522,13 @@ class Simulator {
     return options_.ports == PortModel::unidirectional ? state.send_port_free : state.recv_port_free;
   }
 
-  void try_start(std::int64_t id, double time) {
+  void try_start(std::int32_t id, double time) {
     const Message &message = messages_[static_cast<std::size_t>(id)];
     double &out = sender_port(message.src);
     double &in = receiver_port(message.dst);
     const double free = std::max(out, in);
     if (free > time) {
-      push(free, EventKind::try_start, id);
+      events_.push(event(free, EventKind::try_start, id, message));
       return;
     }
     const double end = time + params_.cost.alpha + params_.cost.beta * static_cast<double>(message.bytes);
@@ -464,10 +537,10 @@ class Simulator {
     record(message.dst, message.dst_step, Activity::recv, message.src, time, end, message.bytes);
     ++result_.messages;
     result_.bytes += message.bytes;
-    push(end, EventKind::complete, id);
+    events_.push_completion(event(end, EventKind::complete, id, message), message.bytes);
   }
 
-  void complete(std::int64_t id, double time) {
+  void complete(std::int32_t id, double time) {
     const Message message = messages_[static_cast<std::size_t>(id)];
     free_messages_.push_back(id);
     finish_op(message.src, time, message.src_op);
@@ -577,7 +650,7 @@ class Simulator {
   std::vector<RankState> ranks_;
   std::vector<std::vector<double>> done_;  // per rank: completion time of each op of a `general` step
   std::vector<Message> messages_;
-  std::vector<std::int64_t> free_messages_;
+  std::vector<std::int32_t> free_messages_;
   PairTable pairs_;
   std::vector<PostedNode> pool_;
   std::int32_t free_node_ = -1;

@@ -150,7 +150,9 @@ class SegmentTree {
 
 template <int B>
 void generate(const ClairvoyantInput &input, int shift, Schedule &schedule) {
-  for (RankSchedule &r : schedule.ranks) r.send.reserve(input.segments), r.recv.reserve(input.segments);
+  // Transfers are logged here and appended to the ranks' lists at the end
+  // (detail::append_transfers: the lists' cache misses prefetched there).
+  std::vector<detail::FoundTransfer> found;
   const int procs = input.procs, segments = input.segments, root = input.root;
   const int words = (segments + 63) / 64, stride = 1 << shift;
   const detail::ClairvoyantTicks ticks = detail::clairvoyant_ticks(input);
@@ -267,8 +269,7 @@ void generate(const ClairvoyantInput &input, int shift, Schedule &schedule) {
       if (segment < 0) continue;
       const int z = order[peer_leaf];
       last_round = static_cast<int>(round);
-      schedule.ranks[i].recv.push_back({last_round, z, segment, time});
-      schedule.ranks[z].send.push_back({last_round, i, segment, time});
+      found.push_back({z, i, last_round, segment, time});
       const Word bit = Word{1} << (segment & 63);
       row(z)[segment >> 6] &= ~bit;
       --held[z];
@@ -294,6 +295,7 @@ void generate(const ClairvoyantInput &input, int shift, Schedule &schedule) {
     }
     ++round;
   }
+  detail::append_transfers(schedule, found.size(), [&](std::size_t k) { return found[k]; });
   // What detail::clairvoyant_finish computes (times were set above).
   schedule.rounds = last_round + 1;
   schedule.completion_time = schedule.rounds * input.round_time;

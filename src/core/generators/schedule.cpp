@@ -244,21 +244,15 @@ Schedule greedy_schedule(const GreedyInput &input, const char *name, std::vector
   schedule.completion_time = completion_time;
   schedule.ranks.resize(static_cast<std::size_t>(input.procs));
   stable_sort_by_time(events);
-  // Every rank's lists at their final sizes (at P = 10^5, growing them by
-  // doubling was a tenth of the run: copies, and memory touched twice).
-  {
-    std::vector<std::uint32_t> sends(static_cast<std::size_t>(input.procs), 0), recvs(sends);
-    for (const GreedyEvent &e : events) ++sends[e.sender], ++recvs[e.receiver];
-    for (int p = 0; p < input.procs; ++p) {
-      schedule.ranks[p].send.reserve(sends[p]);
-      schedule.ranks[p].recv.reserve(recvs[p]);
-    }
-  }
+  // The rounds first, then every transfer appended in one pass
+  // (append_transfers reserves the lists and prefetches them).
+  std::vector<int> rounds(events.size());
   // Per process: the last round it sent / received in, and what it received.
   std::vector<int> last_send(input.procs, -1), last_recv(input.procs, -1), recv_segment(input.procs, -1);
   int round = -1;
   double round_time = 0;
-  for (const GreedyEvent &e : events) {
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    const GreedyEvent &e = events[k];
     bool conflict = round < 0 || e.time != round_time || last_send[e.sender] == round ||
                     last_recv[e.receiver] == round ||
                     (last_recv[e.sender] == round && recv_segment[e.sender] == e.segment);
@@ -266,9 +260,12 @@ Schedule greedy_schedule(const GreedyInput &input, const char *name, std::vector
     last_send[e.sender] = round;
     last_recv[e.receiver] = round;
     recv_segment[e.receiver] = e.segment;
-    schedule.ranks[e.sender].send.push_back({round, e.receiver, e.segment, e.time});
-    schedule.ranks[e.receiver].recv.push_back({round, e.sender, e.segment, e.time});
+    rounds[k] = round;
   }
+  append_transfers(schedule, events.size(), [&](std::size_t k) {
+    const GreedyEvent &e = events[k];
+    return FoundTransfer{e.sender, e.receiver, rounds[k], e.segment, e.time};
+  });
   schedule.rounds = round + 1;
   return schedule;
 }

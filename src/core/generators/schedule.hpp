@@ -76,6 +76,60 @@ Program schedule_to_program(const Schedule &, const Params &, int rank);
 // reduces' Algorithm::build_flat.
 FlatPrograms schedule_to_flat(const Schedule &, const Params &);
 
+namespace detail {
+// One transfer of a schedule as a generator finds it: `sender` sends
+// `segment` to `receiver` in `round`, starting at `time`.
+struct FoundTransfer {
+  int sender;
+  int receiver;
+  int round;
+  int segment;
+  double time;
+};
+
+// Appends `count` transfers, get(k) for k = 0, 1, ..., to the senders' send
+// and the receivers' recv lists, in that order; the lists are first
+// reserved at their final sizes. A generator that logs its transfers in one
+// array and appends them here, instead of pushing into two lists of random
+// ranks as it finds them, pays the lists' cache misses here, where they are
+// known ahead: the list headers are prefetched 16 transfers ahead and the
+// lists' ends 8 ahead (at P = 10^5 that halved the Clairvoyant generator's
+// time, docs/builders.md).
+template <class Get>
+void append_transfers(Schedule &schedule, std::size_t count, Get get) {
+  std::vector<RankSchedule> &ranks = schedule.ranks;
+  {
+    std::vector<std::uint32_t> sends(ranks.size(), 0), recvs(ranks.size(), 0);
+    for (std::size_t k = 0; k < count; ++k) {
+      const FoundTransfer t = get(k);
+      ++sends[static_cast<std::size_t>(t.sender)], ++recvs[static_cast<std::size_t>(t.receiver)];
+    }
+    for (std::size_t p = 0; p < ranks.size(); ++p) {
+      ranks[p].send.reserve(ranks[p].send.size() + sends[p]);
+      ranks[p].recv.reserve(ranks[p].recv.size() + recvs[p]);
+    }
+  }
+  constexpr std::size_t kHeaders = 16, kEnds = 8;
+  for (std::size_t k = 0; k < count; ++k) {
+    if (k + kHeaders < count) {
+      const FoundTransfer ahead = get(k + kHeaders);
+      __builtin_prefetch(&ranks[static_cast<std::size_t>(ahead.sender)].send);
+      __builtin_prefetch(&ranks[static_cast<std::size_t>(ahead.receiver)].recv);
+    }
+    if (k + kEnds < count) {
+      const FoundTransfer ahead = get(k + kEnds);
+      const std::vector<Transfer> &send = ranks[static_cast<std::size_t>(ahead.sender)].send;
+      const std::vector<Transfer> &recv = ranks[static_cast<std::size_t>(ahead.receiver)].recv;
+      __builtin_prefetch(send.data() + send.size(), 1);
+      __builtin_prefetch(recv.data() + recv.size(), 1);
+    }
+    const FoundTransfer t = get(k);
+    ranks[static_cast<std::size_t>(t.sender)].send.push_back({t.round, t.receiver, t.segment, t.time});
+    ranks[static_cast<std::size_t>(t.receiver)].recv.push_back({t.round, t.sender, t.segment, t.time});
+  }
+}
+}  // namespace detail
+
 // Human-readable table and the JSON object of patcoll-sched.
 std::string to_table(const Schedule &);
 std::string to_json(const Schedule &, bool with_completion_time = false);

@@ -48,8 +48,12 @@ using Tick = std::int64_t;
 // of the generator (cache misses); here an entry moves to a lower bucket a
 // few times, reading and writing short vectors in order. Entries of equal
 // time come out in any order — the loop only gathers them into a set.
+// soon(process) is called for an entry that refill moves into one of the
+// lowest buckets (it will be visited soon: the loop prefetches its record).
+template <class Soon>
 class WakeQueue {
  public:
+  explicit WakeQueue(Soon soon) : soon_(soon) {}
   bool empty() const { return size_ == 0; }
   void push(Tick time, int process) {
     buckets_[bucket(time)].push_back({time, process});
@@ -93,11 +97,17 @@ class WakeQueue {
     last_ = earliest;
     std::vector<Entry> moving;
     moving.swap(buckets_[i]);
-    for (const Entry &entry : moving) buckets_[bucket(entry.first)].push_back(entry);
+    for (const Entry &entry : moving) {
+      const int b = bucket(entry.first);
+      if (b <= kSoon) soon_(entry.second);
+      buckets_[b].push_back(entry);
+    }
     moving.clear();
     if (buckets_[i].empty()) buckets_[i].swap(moving);  // keep the capacity
     return true;
   }
+  static constexpr int kSoon = 3;
+  Soon soon_;
   std::array<std::vector<Entry>, 65> buckets_;
   Tick last_ = 0;  // every time in the queue is >= last_
   std::size_t size_ = 0;
@@ -163,11 +173,11 @@ Schedule bi_greedy(const GreedyInput &input) {
 
   // Times at which a process may become usable again (port release, end of
   // a computation, arrival); stale entries only cost a visit.
-  WakeQueue wake;
+  const auto fetch = [&](int v) { __builtin_prefetch(&process[v]); };
+  WakeQueue wake(fetch);
   for (int v = 0; v < procs; ++v) wake.push(process[v].send_free, v);
   std::vector<int> candidates, kept, senders, receivers, both;
   std::vector<std::uint64_t> can_send_holds(static_cast<std::size_t>(words)), can_recv_holds(static_cast<std::size_t>(words));
-  const auto fetch = [&](int v) { __builtin_prefetch(&process[v]); };
   const auto list = [&](int v) {
     if (!process[v].listed) process[v].listed = true, candidates.push_back(v);
   };

@@ -45,6 +45,10 @@ struct FlatOp {
   // On the last op of a step: the first op of the rank's next step, kNone
   // at the end of its Program.
   std::uint32_t next = kNone;
+  // A send or recv with a tag < FlatPrograms::tags pairs with the one op of
+  // the other kind carrying the same tag (a numbered schedule's transfer,
+  // Transfer::id) instead of FIFO per ordered pair; kNone: FIFO.
+  std::uint32_t tag = kNone;
 
   FlatOp() = default;
   explicit FlatOp(const Op &op) : peer(op.peer), kind(op.kind), combine(op.combine) {
@@ -61,11 +65,13 @@ struct FlatOp {
            other.offset < offset + count;
   }
 };
+static_assert(sizeof(FlatOp) == 32, "the tag lives in what was padding");
 
 struct FlatPrograms {
   int procs = 0;
   std::vector<FlatOp> ops;
   std::vector<std::uint32_t> first;  // per rank: its first step's first op; FlatOp::kNone: no steps
+  std::uint32_t tags = 0;            // ops with FlatOp::tag < tags pair by tag
   // flatten(): the first i with programs[i].rank != i (-1: none) and that
   // rank, reported by the simulator when it reaches rank i.
   int misplaced = -1;

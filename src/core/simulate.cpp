@@ -2,7 +2,10 @@
 //
 // Implementation: a rank's steps are executed eagerly (a step's post time is
 // known as soon as the previous step ends), messages are matched FIFO per
-// ordered pair at posting time, and only port arbitration needs the event
+// ordered pair at posting time (or by tag, FlatOp::tag: the numbered
+// schedules' send and recv of one transfer, which pair exactly as FIFO
+// would pair them, found with one array access instead of a hash table and
+// a queue node), and only port arbitration needs the event
 // queue: a matched message competes for its two ports at its ready time
 // (max of the two post times); if a port is busy it retries when that port
 // frees up. Completing the last message of a step ends the step and posts
@@ -21,7 +24,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <memory>
 
 namespace patcoll::core {
 
@@ -90,6 +95,17 @@ struct PairQueue {
 struct PostedNode {
   Posted posted;
   std::int32_t next = -1;
+};
+
+// The first op of a tag to be posted waits here (16 bytes a tag): its index
+// in the ops + 1 (0: none yet, kUsed: paired), its rank and post time. Its
+// step and index in the step are read back from its rank's state, which
+// cannot leave that step before the op completes.
+struct TagSlot {
+  static constexpr std::uint32_t kUsed = ~std::uint32_t{0};
+  double time;
+  std::uint32_t op;
+  std::int32_t rank;
 };
 
 enum class EventKind : std::uint8_t { try_start, complete };
@@ -322,6 +338,13 @@ class Simulator {
       result_.error = flat_.error;
       return std::move(result_);
     }
+    if (flat_.tags > 0) {  // zero pages: only the slots used are touched
+      tag_slots_.reset(static_cast<TagSlot *>(std::calloc(flat_.tags, sizeof(TagSlot))));
+      if (!tag_slots_) {
+        result_.error = "cannot allocate the slots of " + std::to_string(flat_.tags) + " tags";
+        return std::move(result_);
+      }
+    }
     for (int rank = 0; rank < procs && result_.error.empty(); ++rank) {
       if (rank == flat_.misplaced) {
         result_.error = "programs[" + std::to_string(rank) + "] is the program of rank " +
@@ -436,14 +459,18 @@ class Simulator {
         }
         ++state.outstanding;
         if (op.kind == OpKind::send) {
-          post(rank, op.peer, true, Posted{state.step, time, op.count, false, index});
+          const Posted posted{state.step, time, op.count, false, index};
+          if (op.tag != FlatOp::kNone) post_tagged(rank, o, posted);
+          else post(rank, op.peer, true, posted);
         } else {
           const bool combine = op.combine != Combine::store;
           if (combine) {
             state.general = state.general || state.combine_op >= 0;  // a second one
             state.combine_op = index;
           }
-          post(op.peer, rank, false, Posted{state.step, time, op.count, combine, index});
+          const Posted posted{state.step, time, op.count, combine, index};
+          if (op.tag != FlatOp::kNone) post_tagged(rank, o, posted);
+          else post(op.peer, rank, false, posted);
         }
         if (!result_.error.empty()) return;
       }
@@ -490,6 +517,50 @@ class Simulator {
     pool_[static_cast<std::size_t>(node)].next = free_node_;
     free_node_ = node;
     if (pair.head < 0) pairs_.erase(slot);  // `pair` is gone from here on
+    matched(src, dst, is_send, posted, other);
+  }
+
+  // Posts op ops_[o] of `rank`, which carries a tag: the first of the tag's
+  // two ops waits in its slot, the second is matched with it.
+  void post_tagged(int rank, std::size_t o, const Posted &posted) {
+    const FlatOp &op = ops_[o];
+    const auto where = [&](int r, int step) { return "rank " + std::to_string(r) + " step " + std::to_string(step); };
+    if (op.tag >= flat_.tags) {
+      result_.error = where(rank, posted.step) + ": tag " + std::to_string(op.tag) + " out of range (the programs have " +
+                      std::to_string(flat_.tags) + " tags)";
+      return;
+    }
+    TagSlot &slot = tag_slots_.get()[op.tag];
+    if (slot.op == 0) {
+      slot = TagSlot{posted.time, static_cast<std::uint32_t>(o) + 1, rank};
+      return;
+    }
+    if (slot.op == TagSlot::kUsed) {
+      result_.error = where(rank, posted.step) + ": tag " + std::to_string(op.tag) + " pairs more than two ops";
+      return;
+    }
+    const std::size_t other_index = slot.op - 1;
+    const FlatOp &other_op = ops_[other_index];
+    const RankState &waiting = ranks_[static_cast<std::size_t>(slot.rank)];
+    const int other_step = waiting.step;
+    slot.op = TagSlot::kUsed;
+    const bool is_send = op.kind == OpKind::send;
+    if (other_op.kind == op.kind || other_op.peer != rank || op.peer != slot.rank) {
+      result_.error = where(rank, posted.step) + ": tag " + std::to_string(op.tag) + " pairs its " +
+                      std::string(to_string(op.kind)) + (is_send ? " to rank " : " from rank ") + std::to_string(op.peer) +
+                      " with " + where(slot.rank, other_step) + "'s " + std::string(to_string(other_op.kind)) +
+                      (other_op.kind == OpKind::send ? " to rank " : " from rank ") + std::to_string(other_op.peer);
+      return;
+    }
+    const Posted other{other_step, slot.time, other_op.count, other_op.combining_recv(),
+                       static_cast<int>(other_index - waiting.cursor)};
+    if (is_send) matched(rank, slot.rank, true, posted, other);
+    else matched(slot.rank, rank, false, posted, other);
+  }
+
+  // The two posts of the message src -> dst met: checks them and queues
+  // the message's start.
+  void matched(int src, int dst, bool is_send, const Posted &posted, const Posted &other) {
     const Posted &send = is_send ? posted : other;
     const Posted &recv = is_send ? other : posted;
     if (send.count != recv.count) {
@@ -652,6 +723,7 @@ class Simulator {
   std::vector<Message> messages_;
   std::vector<std::int32_t> free_messages_;
   PairTable pairs_;
+  std::unique_ptr<TagSlot, decltype(&std::free)> tag_slots_{nullptr, &std::free};
   std::vector<PostedNode> pool_;
   std::int32_t free_node_ = -1;
   EventQueue events_;

@@ -189,3 +189,107 @@ TEST(Flat, AProgramOfTheWrongRankIsReportedWhereTheSimulatorReachesIt) {
   const SimulateResult result = simulate(params, programs);
   EXPECT_EQ(result.error, "programs[2] is the program of rank 0");
 }
+
+namespace {
+
+// `flat` with every tag removed: its sends and recvs pair FIFO per pair.
+FlatPrograms untagged(FlatPrograms flat) {
+  for (FlatOp &op : flat.ops) op.tag = FlatOp::kNone;
+  flat.tags = 0;
+  return flat;
+}
+
+// The schedule-based reduce `name`'s flat Programs at P = 6, 2 segments.
+FlatPrograms small_schedule(const char *name, Params &params) {
+  const Algorithm *algorithm = find_algorithm(Collective::reduce, name);
+  params = params_for(*algorithm, 6, 0, {});
+  params.segment_count = 2;
+  return build_flat(*algorithm, params);
+}
+
+}  // namespace
+
+TEST(Flat, TagsPairTheOpsFifoWouldPair) {
+  // The schedule-based reduces number their transfers (Transfer::id) and
+  // their flat Programs carry the numbers as tags, which the simulator
+  // pairs by. A numbered transfer's send and recv are the ones FIFO
+  // matching per pair would pair, so dropping the tags changes nothing,
+  // bitwise.
+  std::mt19937_64 rng(17);
+  int cases = 0;
+  for (const char *name : {"clairvoyant", "uni_greedy", "bi_greedy"}) {
+    const Algorithm *algorithm = find_algorithm(Collective::reduce, name);
+    ASSERT_NE(algorithm, nullptr) << name;
+    for (int procs : {2, 3, 7, 16, 33, 100})
+      for (bool pats : {false, true})
+        for (std::int64_t segments : {1, 5, 70}) {
+          Params params = params_for(*algorithm, procs, procs / 2, pats ? random_pats(procs, rng, 2e-4) : std::vector<double>{});
+          params.segment_count = segments;
+          const FlatPrograms tagged = build_flat(*algorithm, params);
+          ASSERT_GT(tagged.tags, 0u) << name << " P " << procs;
+          std::size_t tagged_ops = 0;
+          for (const FlatOp &op : tagged.ops) tagged_ops += op.tag != FlatOp::kNone;
+          ASSERT_EQ(tagged_ops, 2 * std::size_t{tagged.tags}) << name << " P " << procs;  // a send and a recv each
+          const FlatPrograms fifo = untagged(tagged);
+          for (PortModel ports : {PortModel::full_duplex, PortModel::unidirectional}) {
+            SimulateOptions options;
+            options.ports = ports;
+            options.record_timeline = procs <= 16;
+            const SimulateResult reference = simulate(params, fifo, options);
+            ASSERT_EQ(reference.error, "") << name;
+            expect_same_results(reference, simulate(params, tagged, options),
+                                std::string(name) + " P " + std::to_string(procs) + " segments " + std::to_string(segments));
+            ++cases;
+          }
+        }
+  }
+  EXPECT_EQ(cases, 3 * 6 * 2 * 3 * 2);
+}
+
+TEST(Flat, ATagThatDoesNotPairOneSendWithOneRecvIsAnError) {
+  Params params;
+  const FlatPrograms good = small_schedule("clairvoyant", params);
+  ASSERT_EQ(simulate(params, good).error, "");
+  std::vector<std::size_t> sends, recvs;
+  for (std::size_t i = 0; i < good.ops.size(); ++i) {
+    if (good.ops[i].tag == FlatOp::kNone) continue;
+    (good.ops[i].kind == OpKind::send ? sends : recvs).push_back(i);
+  }
+  ASSERT_GE(sends.size(), 2u);
+  {  // a send whose tag is another send's: two sends (or a mismatched pair) on one tag
+    FlatPrograms bad = good;
+    bad.ops[sends[0]].tag = bad.ops[sends[1]].tag;
+    const std::string error = simulate(params, bad).error;
+    EXPECT_NE(error.find("tag " + std::to_string(bad.ops[sends[1]].tag)), std::string::npos) << error;
+  }
+  {  // a recv paired with a send to another rank: rank 0 sends to 1, rank 1
+     // receives from 2, both with tag 0
+    Params three;
+    three.procs = 3;
+    three.count = 1;
+    std::vector<Program> programs;
+    for (int rank = 0; rank < 3; ++rank) programs.push_back(Program{rank, 3, 0, {}});
+    add_step(programs[0], {send_op(1, send_buf(0, 1))}, 0);
+    add_step(programs[1], {recv_op(2, recv_buf(0, 1), Combine::store)}, 0);
+    add_step(programs[2], {send_op(1, send_buf(0, 1))}, 0);
+    FlatPrograms bad = flatten(programs);
+    ASSERT_NE(simulate(three, bad).error.find("deadlock"), std::string::npos);  // FIFO: 0's send meets nobody
+    bad.ops[bad.first[0]].tag = bad.ops[bad.first[1]].tag = 0;  // rank 2's send stays FIFO
+    bad.tags = 1;
+    const std::string error = simulate(three, bad).error;
+    EXPECT_NE(error.find("tag 0 pairs"), std::string::npos) << error;
+  }
+  {  // out of range
+    FlatPrograms bad = good;
+    bad.ops[sends[0]].tag = bad.tags;
+    const std::string error = simulate(params, bad).error;
+    EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+  }
+  {  // a tagged send whose recv is untagged: never paired
+    FlatPrograms bad = good;
+    for (std::size_t r : recvs)
+      if (bad.ops[r].tag == bad.ops[sends[0]].tag) bad.ops[r].tag = FlatOp::kNone;
+    const std::string error = simulate(params, bad).error;
+    EXPECT_NE(error.find("deadlock"), std::string::npos) << error;
+  }
+}

@@ -61,8 +61,8 @@ Schedule clairvoyant_linear(const ClairvoyantInput &input) {
             break;
           }
         if (z < 0) continue;
-        schedule.ranks[i].recv.push_back({static_cast<int>(round), z, s, 0});
-        schedule.ranks[z].send.push_back({static_cast<int>(round), i, s, 0});
+        schedule.ranks[i].recv.push_back({.round = static_cast<int>(round), .peer = z, .segment = s});
+        schedule.ranks[z].send.push_back({.round = static_cast<int>(round), .peer = i, .segment = s});
         sent[z] = 1;
         holds[static_cast<std::size_t>(z) * segments + s] = 0;
         --held[z];

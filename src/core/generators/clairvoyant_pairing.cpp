@@ -86,8 +86,8 @@ Schedule clairvoyant_pairing(const ClairvoyantInput &input) {
           continue;
         }
         const int z = top;
-        schedule.ranks[i].recv.push_back({static_cast<int>(round), z, s, 0});
-        schedule.ranks[z].send.push_back({static_cast<int>(round), i, s, 0});
+        schedule.ranks[i].recv.push_back({.round = static_cast<int>(round), .peer = z, .segment = s});
+        schedule.ranks[z].send.push_back({.round = static_cast<int>(round), .peer = i, .segment = s});
         for (int t = 0; t < segments; ++t) erase(z, t);  // z has sent this round
         holds[cell(z, s)] = 0;
         --held[z];

@@ -40,8 +40,10 @@ std::vector<Span> schedule_spans(const Schedule &schedule, const Params &params)
   return segment_spans(explicit_sizes ? params : Params{}, params.count, schedule.segments);
 }
 
-// Emits rank `rank`'s steps, emit(ops, count, round), in order: the one
-// conversion of a schedule, for Programs and for the simulator's flat form.
+// Emits rank `rank`'s steps, emit(ops, count, round, tags), in order: the
+// one conversion of a schedule, for Programs and for the simulator's flat
+// form. tags[k] is op k's FlatOp::tag: its transfer's id in a numbered
+// schedule, else FlatOp::kNone.
 template <typename Emit>
 void rank_steps(const Schedule &schedule, const Params &params, const std::vector<Span> &spans, int rank, Emit &&emit) {
   const std::int64_t count = params.count;
@@ -81,6 +83,11 @@ void rank_steps(const Schedule &schedule, const Params &params, const std::vecto
       else take_send = overlap(mine.recv[in], mine.send[out]);
     }
     Op ops[3];
+    std::uint32_t tags[3] = {FlatOp::kNone, FlatOp::kNone, FlatOp::kNone};
+    const auto tag = [&](const Transfer &t) {
+      return schedule.numbered > 0 && t.id >= 0 && t.id < schedule.numbered ? static_cast<std::uint32_t>(t.id)
+                                                                             : FlatOp::kNone;
+    };
     std::size_t n = 0;
     if (!copied) ops[n++] = copy, copied = true;
     // The send reads the accumulator before the recv lands (step phases),
@@ -88,24 +95,27 @@ void rank_steps(const Schedule &schedule, const Params &params, const std::vecto
     int sent_segment = -1;
     if (take_send) {
       const Transfer &t = mine.send[out++];
+      tags[n] = tag(t);
       ops[n++] = send_op(t.peer, segment_region(t.segment));
       sent_segment = t.segment;
     }
     if (take_recv) {
       const Transfer &t = mine.recv[in++];
+      tags[n] = tag(t);
       ops[n++] = recv_op(t.peer, segment_region(t.segment), holds[t.segment] ? Combine::left : Combine::store);
       holds[t.segment] = true;
     }
     if (sent_segment >= 0) holds[sent_segment] = false;
-    emit(ops, n, round);
+    emit(ops, n, round, tags);
   }
-  if (!copied) emit(&copy, 1, 0);
+  const std::uint32_t none = FlatOp::kNone;
+  if (!copied) emit(&copy, 1, 0, &none);
 }
 
 Program rank_program(const Schedule &schedule, const Params &params, const std::vector<Span> &spans, int rank) {
   Program program{rank, params.procs, rank == params.root ? 0 : params.count, {}};
   program.synchronous_sends = true;  // rounds are planned per port (ir.hpp)
-  rank_steps(schedule, params, spans, rank, [&](const Op *ops, std::size_t n, int round) {
+  rank_steps(schedule, params, spans, rank, [&](const Op *ops, std::size_t n, int round, const std::uint32_t *) {
     add_step(program, std::vector<Op>(ops, ops + n), round);
   });
   return program;
@@ -133,24 +143,31 @@ FlatPrograms schedule_to_flat(const Schedule &schedule, const Params &params) {
   FlatBuilder builder = FlatBuilder::layout_only(params.procs);
   for (int rank = 0; rank < params.procs; ++rank) {
     builder.begin_rank(rank);
-    rank_steps(schedule, params, spans, rank,
-               [&](const Op *ops, std::size_t n, int round) { builder.step(ops, n, round); });
+    rank_steps(schedule, params, spans, rank, [&](const Op *ops, std::size_t n, int round, const std::uint32_t *) {
+      builder.step(ops, n, round);
+    });
   }
   std::vector<Op> ops;  // the current rank's steps, one after the other
+  std::vector<std::uint32_t> tags;  // ops' tags
   std::vector<std::pair<std::size_t, std::size_t>> steps;  // (first op, ops)
   std::size_t next = 0;
   int rank = -1;
-  return builder.finish_writing([&](std::size_t, FlatOp *dst) {
+  FlatPrograms flat = builder.finish_writing([&](std::size_t, FlatOp *dst) {
     while (next == steps.size()) {  // the next rank's steps (every rank has at least one)
-      ops.clear(), steps.clear(), next = 0;
-      rank_steps(schedule, params, spans, ++rank, [&](const Op *step_ops, std::size_t n, int) {
-        steps.emplace_back(ops.size(), n);
-        ops.insert(ops.end(), step_ops, step_ops + n);
-      });
+      ops.clear(), tags.clear(), steps.clear(), next = 0;
+      rank_steps(schedule, params, spans, ++rank,
+                 [&](const Op *step_ops, std::size_t n, int, const std::uint32_t *step_tags) {
+                   steps.emplace_back(ops.size(), n);
+                   ops.insert(ops.end(), step_ops, step_ops + n);
+                   tags.insert(tags.end(), step_tags, step_tags + n);
+                 });
     }
     const auto [first, n] = steps[next++];
     FlatBuilder::write_step(ops.data() + first, n, dst);
+    for (std::size_t k = 0; k < n; ++k) dst[k].tag = tags[first + k];
   });
+  if (flat.error.empty()) flat.tags = static_cast<std::uint32_t>(std::max(schedule.numbered, 0));
+  return flat;
 }
 
 std::string to_table(const Schedule &schedule) {

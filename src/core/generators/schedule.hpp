@@ -27,8 +27,15 @@ struct Transfer {
   int round = 0;
   int peer = -1;
   int segment = 0;
+  // The transfer's number in a numbered schedule (Schedule::numbered): its
+  // send and its recv carry the same id, so the simulator pairs the two
+  // ops by it (FlatOp::tag) instead of matching posts FIFO per pair; -1
+  // when not numbered. Not part of the transfer's identity (==).
+  std::int32_t id = -1;
   double time = 0;  // start time in seconds (greedy); round · d (Clairvoyant)
-  friend bool operator==(const Transfer &, const Transfer &) = default;
+  friend bool operator==(const Transfer &a, const Transfer &b) {
+    return a.round == b.round && a.peer == b.peer && a.segment == b.segment && a.time == b.time;
+  }
 };
 
 struct RankSchedule {
@@ -48,6 +55,9 @@ struct Schedule {
   // send of an earlier round is still going on (Transfer::time), and the
   // Programs put the two in one step (rank_steps in schedule.cpp).
   bool overlapping_rounds = false;
+  // > 0: every transfer has an id in [0, numbered) (Transfer::id), each id
+  // on one send and one recv; 0: the ids are not set.
+  std::int32_t numbered = 0;
   std::vector<RankSchedule> ranks;
 };
 
@@ -89,7 +99,9 @@ struct FoundTransfer {
 
 // Appends `count` transfers, get(k) for k = 0, 1, ..., to the senders' send
 // and the receivers' recv lists, in that order; the lists are first
-// reserved at their final sizes. A generator that logs its transfers in one
+// reserved at their final sizes. Into an empty schedule, the transfers are
+// numbered k (Transfer::id, Schedule::numbered) when there are fewer than
+// 2^31. A generator that logs its transfers in one
 // array and appends them here, instead of pushing into two lists of random
 // ranks as it finds them, pays the lists' cache misses here, where they are
 // known ahead: the list headers are prefetched 16 transfers ahead and the
@@ -98,6 +110,9 @@ struct FoundTransfer {
 template <class Get>
 void append_transfers(Schedule &schedule, std::size_t count, Get get) {
   std::vector<RankSchedule> &ranks = schedule.ranks;
+  bool empty = schedule.numbered == 0;
+  for (const RankSchedule &r : ranks) empty = empty && r.send.empty() && r.recv.empty();
+  const bool number = empty && count > 0 && count <= static_cast<std::size_t>(INT32_MAX);
   {
     std::vector<std::uint32_t> sends(ranks.size(), 0), recvs(ranks.size(), 0);
     for (std::size_t k = 0; k < count; ++k) {
@@ -124,9 +139,11 @@ void append_transfers(Schedule &schedule, std::size_t count, Get get) {
       __builtin_prefetch(recv.data() + recv.size(), 1);
     }
     const FoundTransfer t = get(k);
-    ranks[static_cast<std::size_t>(t.sender)].send.push_back({t.round, t.receiver, t.segment, t.time});
-    ranks[static_cast<std::size_t>(t.receiver)].recv.push_back({t.round, t.sender, t.segment, t.time});
+    const std::int32_t id = number ? static_cast<std::int32_t>(k) : -1;
+    ranks[static_cast<std::size_t>(t.sender)].send.push_back({t.round, t.receiver, t.segment, id, t.time});
+    ranks[static_cast<std::size_t>(t.receiver)].recv.push_back({t.round, t.sender, t.segment, id, t.time});
   }
+  if (number) schedule.numbered = static_cast<std::int32_t>(count);
 }
 }  // namespace detail
 

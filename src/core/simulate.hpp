@@ -8,7 +8,10 @@
 //     costs SimulateOptions::copy_seconds_per_byte·bytes (free by default —
 //     the papers' models ignore copies);
 //   - phase 2, every send and recv of the step is posted at the end of
-//     phase 1. Messages match FIFO per ordered pair of ranks, like MPI;
+//     phase 1. Messages match FIFO per ordered pair of ranks, like MPI
+//     (ops that carry a tag, FlatOp::tag, pair with the op of the other
+//     kind with the same tag: the numbered schedules, whose tags pair the
+//     ops FIFO would pair);
 //   - a message of B bytes (B = count·Params::element_bytes) starts once
 //     BOTH sides have posted it (rendezvous) and the sender's send port and
 //     the receiver's recv port are free; it then occupies both ports for

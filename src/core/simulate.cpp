@@ -458,20 +458,16 @@ class Simulator {
           return;
         }
         ++state.outstanding;
-        if (op.kind == OpKind::send) {
-          const Posted posted{state.step, time, op.count, false, index};
-          if (op.tag != FlatOp::kNone) post_tagged(rank, o, posted);
-          else post(rank, op.peer, true, posted);
-        } else {
-          const bool combine = op.combine != Combine::store;
-          if (combine) {
-            state.general = state.general || state.combine_op >= 0;  // a second one
-            state.combine_op = index;
-          }
-          const Posted posted{state.step, time, op.count, combine, index};
-          if (op.tag != FlatOp::kNone) post_tagged(rank, o, posted);
-          else post(op.peer, rank, false, posted);
+        const bool is_send = op.kind == OpKind::send;
+        const bool combine = op.combining_recv();
+        if (combine) {
+          state.general = state.general || state.combine_op >= 0;  // a second one
+          state.combine_op = index;
         }
+        const Posted posted{state.step, time, op.count, combine, index};
+        if (op.tag != FlatOp::kNone) post_tagged(rank, o, posted);
+        else if (is_send) post(rank, op.peer, true, posted);
+        else post(op.peer, rank, false, posted);
         if (!result_.error.empty()) return;
       }
       if (state.outstanding > 0) {  // the event queue resumes this rank

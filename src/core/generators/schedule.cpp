@@ -70,6 +70,10 @@ void rank_steps(const Schedule &schedule, const Params &params, const std::vecto
     return schedule.overlapping_rounds && first.segment != later.segment &&
            later.time < first.time + transfer_seconds(first) * (1 - 0x1p-10);
   };
+  const auto tag = [&](const Transfer &t) {
+    return schedule.numbered > 0 && t.id >= 0 && t.id < schedule.numbered ? static_cast<std::uint32_t>(t.id)
+                                                                           : FlatOp::kNone;
+  };
   std::size_t in = 0, out = 0;
   bool copied = false;
   while (in < mine.recv.size() || out < mine.send.size()) {
@@ -84,10 +88,6 @@ void rank_steps(const Schedule &schedule, const Params &params, const std::vecto
     }
     Op ops[3];
     std::uint32_t tags[3] = {FlatOp::kNone, FlatOp::kNone, FlatOp::kNone};
-    const auto tag = [&](const Transfer &t) {
-      return schedule.numbered > 0 && t.id >= 0 && t.id < schedule.numbered ? static_cast<std::uint32_t>(t.id)
-                                                                             : FlatOp::kNone;
-    };
     std::size_t n = 0;
     if (!copied) ops[n++] = copy, copied = true;
     // The send reads the accumulator before the recv lands (step phases),

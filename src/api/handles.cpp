@@ -11,6 +11,7 @@
 #include <string>
 
 #include "mpi/error.hpp"
+#include "mpi/call.hpp"
 #include "mpi/handle.hpp"
 #include "patcoll.h"
 #include "runtime/background.hpp"

@@ -1,6 +1,8 @@
 #include "comm_cache.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -90,6 +92,20 @@ void destroy(CommState *state) {
   // same ones and frees the communicator (or finalizes) too, so they complete.
   for (AutoFeedback::Exchange &exchange : state->feedback.in_flight)
     if (exchange.request != MPI_REQUEST_NULL) MPI_Wait(&exchange.request, MPI_STATUS_IGNORE);
+  if (CallHistory *h = state->history.get()) {
+    h->finish();  // every rank frees the communicator (or finalizes) too
+    if ((*core::config::settings())[core::config::Var::verbose].integer >= 2 && state->rank == 0 && h->calls() > 0)
+      std::fprintf(stderr,
+                   "patcoll: history on %s: %llu calls, %llu exchanges, %llu PAT updates, %.3f us per call in "
+                   "history code (of which %.3f us waiting for exchanges), %s; last PATs: %s\n",
+                   state->label.c_str(), static_cast<unsigned long long>(h->calls()),
+                   static_cast<unsigned long long>(h->exchanges()), static_cast<unsigned long long>(h->updates()),
+                   1e6 * h->seconds_in_hooks() / static_cast<double>(h->calls()),
+                   1e6 * h->seconds_waiting() / static_cast<double>(h->calls()),
+                   h->per_call_site() ? "per collective and call site" : "per collective (the ranks' call sites differ)",
+                   h->describe().c_str());
+    state->history.reset();
+  }
   if (state->comm != MPI_COMM_NULL) MPI_Comm_free(&state->comm);
   delete state;
 }
@@ -168,6 +184,20 @@ int comm_state(MPI_Comm comm, CommState *&out) {
     rc = MPI_Comm_get_attr(comm, MPI_TAG_UB, &tag_ub, &found);
     if (rc == MPI_SUCCESS && found && tag_ub && *tag_ub > 0) state->tag_ub = *tag_ub;
   }
+  if (rc == MPI_SUCCESS) {
+    char name[MPI_MAX_OBJECT_NAME] = {0};
+    int length = 0;
+    MPI_Comm_get_name(comm, name, &length);
+    static std::atomic<int> next_id{0};
+    state->label = (length > 0 ? std::string(name, static_cast<std::size_t>(length))
+                               : "communicator #" + std::to_string(next_id++)) +
+                   " (" + std::to_string(state->size) + " ranks)";
+  }
+  // Collective too (the clock offset), and only the thread calling a
+  // collective on `comm` gets here.
+  if (rc == MPI_SUCCESS && state->size > 1)
+    if (const HistoryOptions options = history_options(); options.enabled)
+      state->history = std::make_unique<CallHistory>(state->comm, state->rank, state->size, options);
   std::lock_guard<std::mutex> lock(g_mutex);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(comm, g_keyval, state);
   if (rc != MPI_SUCCESS) {

@@ -1,8 +1,13 @@
-// Per-communicator state, cached on the user's communicator with an
-// attribute: patcoll's private duplicate (so our traffic never matches user
-// messages), the tag sequence, the PAT vector, per-communicator algorithm
-// choices and the cache of built Programs. Freed by the attribute's delete
-// callback when the user frees the communicator, and at MPI_Finalize.
+// Per-communicator state, the one of the library and the preload shim alike,
+// cached on the user's communicator with one attribute: patcoll's private
+// duplicate (so our traffic never matches user messages), the tag sequence,
+// the PAT vector, per-communicator algorithm choices, the cache of built
+// Programs, `auto`'s selectors, the arrival history per collective and call
+// site (call_history.hpp) and what the shim has said about it. Freed by the
+// attribute's delete callback when the user frees the communicator, and by
+// the one finalize sweep at MPI_Finalize. (The PAT runtime's thread keeps a
+// communicator of its own: MPI forbids collectives on one communicator from
+// two threads at once.)
 #pragma once
 
 #include <mpi.h>
@@ -15,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,6 +30,7 @@
 #include "core/ir.hpp"
 #include "core/select.hpp"
 #include "core/traits.hpp"
+#include "call_history.hpp"
 #include "executor.hpp"
 
 namespace patcoll::mpi {
@@ -131,10 +138,20 @@ struct CommState {
   std::array<core::Selector, core::kCollectiveCount> selectors;
   std::array<std::string_view, core::kCollectiveCount> last_algorithm;
   AutoFeedback feedback;
+  // PATCOLL_PATS=history: the arrival history of its blocking calls (null
+  // when off or on one rank).
+  std::unique_ptr<CallHistory> history;
+  // "'MPI_COMM_WORLD' (8 ranks)": for messages.
+  std::string label;
+  // PATCOLL_VERBOSE: the serving algorithms the shim has named, per collective.
+  std::array<std::set<std::string>, core::kCollectiveCount> reported;
 
   // The tag of the next collective call: the same on every rank because
-  // collectives on a communicator are called in the same order everywhere.
-  int next_tag() { return static_cast<int>(sequence++ % static_cast<std::uint64_t>(tag_ub)); }
+  // collectives on a communicator are called in the same order everywhere;
+  // above the history's tags.
+  int next_tag() {
+    return kHistoryTags + static_cast<int>(sequence++ % static_cast<std::uint64_t>(tag_ub - kHistoryTags + 1));
+  }
 };
 
 // Programs kept per cache (PATCOLL_SCHEDULE_CACHE).

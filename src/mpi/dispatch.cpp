@@ -148,8 +148,12 @@ core::Params call_params(const CallShape &call, int procs, std::vector<double> a
 // per communicator, collective even when this rank's configuration is
 // malformed, so nobody hangs).
 int call_params(CommState &state, const CallShape &call, core::Params &out) {
-  out = call_params(call, state.size, state.arrivals, cost_model(state));
+  const CallContext *context = current_call();
+  const std::vector<double> &arrivals =
+      state.arrivals.empty() && context && context->history_arrivals ? *context->history_arrivals : state.arrivals;
+  out = call_params(call, state.size, arrivals, cost_model(state));
   const int rc = check_schedule_configuration();
+  if (rc != MPI_SUCCESS && context) const_cast<CallContext *>(context)->configuration_error = true;
   if (state.process_inputs_agreed) return rc;
   const double model[3] = {out.cost.alpha, out.cost.beta, out.cost.gamma};
   std::uint64_t hash = hash_values(model, 3);
@@ -251,6 +255,14 @@ void collect_feedback(CommState &state, bool verbose) {
 
 }  // namespace
 
+namespace {
+thread_local CallContext *g_call = nullptr;
+}  // namespace
+
+CallContext *current_call() { return g_call; }
+CallScope::CallScope(CallContext &context) : previous_(g_call) { g_call = &context; }
+CallScope::~CallScope() { g_call = previous_; }
+
 void set_feedback_hook(FeedbackHook hook) { g_feedback_hook.store(hook); }
 
 UnmeasuredCall::UnmeasuredCall() { ++g_unmeasured_calls; }
@@ -342,6 +354,14 @@ int select(CommState &state, core::Collective collective, const char *explicit_n
       if ((*settings)[config::Var::fallback].integer == 1) {
         out = choose_auto(state, params);
         warn_once(reason + "; falling back to " + std::string(out->name));
+        last = out->name;
+        return MPI_SUCCESS;
+      }
+      if (CallContext *context = current_call(); context && context->shim) {
+        // Facts every rank sees alike (the op, the counts, the
+        // configuration): every rank declines, the MPI library serves.
+        context->declined = reason;
+        out = &entries(collective).front();  // native
         last = out->name;
         return MPI_SUCCESS;
       }

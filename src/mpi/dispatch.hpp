@@ -109,6 +109,30 @@ class UnmeasuredCall {
   UnmeasuredCall &operator=(const UnmeasuredCall &) = delete;
 };
 
+// The blocking call being served on this thread (call.cpp sets it for the
+// call's duration): the PAT vector its collective and call site learned
+// (PATCOLL_PATS=history; used when the communicator has no vector of its
+// own from PAT_Set_arrivals or the PAT runtime), and whether it came
+// through the shim, where an algorithm whose restrictions the call does not
+// meet declines to the MPI library (`declined` says why) instead of failing.
+struct CallContext {
+  bool shim = false;
+  const std::vector<double> *history_arrivals = nullptr;
+  std::string declined;
+  bool configuration_error = false;  // the call failed on a malformed configuration
+};
+CallContext *current_call();
+class CallScope {
+ public:
+  explicit CallScope(CallContext &context);
+  ~CallScope();
+  CallScope(const CallScope &) = delete;
+  CallScope &operator=(const CallScope &) = delete;
+
+ private:
+  CallContext *previous_;
+};
+
 // Schedule inputs every rank must agree on (docs/agreement.md). Each rank
 // hashes its value and one PMPI_Allreduce(MAX) over {hash, ~hash, invalid}
 // on patcoll's private duplicate tells every rank the same verdict.

@@ -109,11 +109,6 @@ class Handle {
 // collective or a handle that is not live (src/api/handles.cpp).
 Handle *collective_of(PAT_Handle_s *handle);
 
-// A collective call's start (src/api/patcoll.cpp): argument checks,
-// selection (`algorithm` first when not null/empty), Program, tag — what
-// the blocking call does before it runs. MPI error code; `run` is set.
-int prepare_call(const NativeCall &call, const char *algorithm, Run &run);
-
 // A blocking call: runs `run` to completion on the calling thread.
 int run_blocking(Run &run);
 

@@ -20,6 +20,8 @@
 // replaced: PMPI means "the MPI library's own", for C and Fortran alike.
 #include <mpi.h>
 
+#include "shim.hpp"
+
 #ifdef OPEN_MPI
 
 extern "C" {
@@ -43,30 +45,30 @@ void set_error(MPI_Fint *ierror, int rc) {
 }
 
 void fortran_reduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
-                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) {
-  set_error(ierror, MPI_Reduce(c_buffer(sendbuf), c_buffer(recvbuf), static_cast<int>(*count),
+                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror, const void *site) {
+  set_error(ierror, patcoll::preload::shim_reduce(c_buffer(sendbuf), c_buffer(recvbuf), static_cast<int>(*count),
                                MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), static_cast<int>(*root),
-                               MPI_Comm_f2c(*comm)));
+                               MPI_Comm_f2c(*comm), site));
 }
 
 void fortran_allreduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
-                       MPI_Fint *comm, MPI_Fint *ierror) {
-  set_error(ierror, MPI_Allreduce(c_buffer(sendbuf), c_buffer(recvbuf), static_cast<int>(*count),
-                                  MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm)));
+                       MPI_Fint *comm, MPI_Fint *ierror, const void *site) {
+  set_error(ierror, patcoll::preload::shim_allreduce(c_buffer(sendbuf), c_buffer(recvbuf), static_cast<int>(*count),
+                                  MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), site));
 }
 
 void fortran_scatter(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
-                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) {
-  set_error(ierror, MPI_Scatter(c_buffer(sendbuf), static_cast<int>(*sendcount), MPI_Type_f2c(*sendtype),
+                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror, const void *site) {
+  set_error(ierror, patcoll::preload::shim_scatter(c_buffer(sendbuf), static_cast<int>(*sendcount), MPI_Type_f2c(*sendtype),
                                 c_buffer(recvbuf), static_cast<int>(*recvcount), MPI_Type_f2c(*recvtype),
-                                static_cast<int>(*root), MPI_Comm_f2c(*comm)));
+                                static_cast<int>(*root), MPI_Comm_f2c(*comm), site));
 }
 
 void fortran_gather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
-                    MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) {
-  set_error(ierror, MPI_Gather(c_buffer(sendbuf), static_cast<int>(*sendcount), MPI_Type_f2c(*sendtype),
+                    MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror, const void *site) {
+  set_error(ierror, patcoll::preload::shim_gather(c_buffer(sendbuf), static_cast<int>(*sendcount), MPI_Type_f2c(*sendtype),
                                c_buffer(recvbuf), static_cast<int>(*recvcount), MPI_Type_f2c(*recvtype),
-                               static_cast<int>(*root), MPI_Comm_f2c(*comm)));
+                               static_cast<int>(*root), MPI_Comm_f2c(*comm), site));
 }
 
 }  // namespace
@@ -79,21 +81,21 @@ void fortran_gather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void
 #define PATCOLL_REDUCE_ENTRY(name)                                                                          \
   void name(void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *root, MPI_Fint *c,          \
             MPI_Fint *e) {                                                                                  \
-    fortran_reduce(s, r, n, t, o, root, c, e);                                                              \
+    fortran_reduce(s, r, n, t, o, root, c, e, __builtin_return_address(0));                                                           \
   }
 #define PATCOLL_ALLREDUCE_ENTRY(name)                                                                       \
   void name(void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *c, MPI_Fint *e) {            \
-    fortran_allreduce(s, r, n, t, o, c, e);                                                                 \
+    fortran_allreduce(s, r, n, t, o, c, e, __builtin_return_address(0));                                                              \
   }
 #define PATCOLL_SCATTER_ENTRY(name)                                                                         \
   void name(void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *root,       \
             MPI_Fint *c, MPI_Fint *e) {                                                                     \
-    fortran_scatter(s, sn, st, r, rn, rt, root, c, e);                                                      \
+    fortran_scatter(s, sn, st, r, rn, rt, root, c, e, __builtin_return_address(0));                                                   \
   }
 #define PATCOLL_GATHER_ENTRY(name)                                                                          \
   void name(void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *root,       \
             MPI_Fint *c, MPI_Fint *e) {                                                                     \
-    fortran_gather(s, sn, st, r, rn, rt, root, c, e);                                                       \
+    fortran_gather(s, sn, st, r, rn, rt, root, c, e, __builtin_return_address(0));                                                    \
   }
 
 extern "C" {

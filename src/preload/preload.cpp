@@ -41,8 +41,9 @@
 
 #include "core/config.hpp"
 #include "core/traits.hpp"
-#include "history.hpp"
-#include "mpi/finalize.hpp"
+#include "mpi/call.hpp"
+#include "mpi/comm_cache.hpp"
+#include "shim.hpp"
 #include "patcoll.h"
 
 namespace patcoll::preload {
@@ -63,9 +64,6 @@ const char *env_name(int c) {
   return configuration::variable(configuration::algorithm_variable(static_cast<core::Collective>(c))).name.data();
 }
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // --- configuration: the environment, read once -----------------------------
 
@@ -169,268 +167,15 @@ void report_startup() {
   std::fflush(stderr);
 }
 
-// --- per-communicator state (an attribute on the user's communicator) ------
-
-struct History {
-  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: exchange traffic never meets the user's
-  bool entry_clock = true;        // estimator: entry times on a common clock (else exit->entry offsets)
-  double clock_offset = 0;        // local steady clock + offset = rank 0's steady clock
-  ArrivalHistory own;             // entry times, or offsets
-  double last_exit = -1;
-  std::uint64_t calls = 0;
-  bool pending = false, relayed = false;
-  std::uint64_t relay_at = 0, apply_at = 0;
-  int width = 1;                  // values per rank in an exchange
-  std::vector<double> row;        // this rank's values (send buffer)
-  std::vector<double> gathered;   // rank 0: every rank's row
-  std::vector<double> received;   // the PAT vector computed by rank 0
-  std::vector<MPI_Request> gather_requests;  // rank 0: the rows coming in
-  std::vector<MPI_Request> requests;         // completed at apply_at
-  std::vector<double> pats;  // the vector last given to PAT_Set_arrivals
-  // statistics (PATCOLL_VERBOSE=2)
-  std::uint64_t exchanges = 0, updates = 0;
-  double hook_seconds = 0, wait_seconds = 0;
-
-  explicit History(int window) : own(window) {}
-};
-
-struct ShimComm {
-  int size = 1, rank = 0;
-  bool inter = false;
-  std::string label;
-  std::array<std::set<std::string>, kCollectives> reported;  // serving algorithms already printed
-  std::unique_ptr<History> history;
-};
-
-std::mutex g_mutex;
-int g_keyval = MPI_KEYVAL_INVALID;
-bool g_finalize_hook = false;
-std::set<ShimComm *> g_states;
-int g_next_id = 0;
-
-void wait_all(std::vector<MPI_Request> &requests) {
-  if (!requests.empty()) PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  requests.clear();
-}
-
-constexpr int kGatherTag = 0, kRelayTag = 1;
-
-// Rank 0: every row is in (the senders posted them k/2 calls ago): compute
-// the PAT vector and send it to everybody.
-void relay(History &h, int size) {
-  wait_all(h.gather_requests);
-  h.received = mean_relative_arrivals(h.gathered, size, h.width);
-  for (int peer = 1; peer < size; ++peer) {
-    h.requests.push_back(MPI_REQUEST_NULL);
-    PMPI_Isend(h.received.data(), size, MPI_DOUBLE, peer, kRelayTag, h.comm, &h.requests.back());
-  }
-  h.relayed = true;
-}
-
-void finish_exchange(History &h, int size, int rank) {
-  if (rank == 0 && !h.relayed) relay(h, size);
-  wait_all(h.requests);
-  h.pending = false;
-}
-
-void destroy(ShimComm *state) {
-  if (g_states.erase(state) == 0) return;
-  if (History *h = state->history.get()) {
-    if (h->pending) finish_exchange(*h, state->size, state->rank);
-    if (config().verbose >= 2 && state->rank == 0 && h->calls > 0) {
-      std::string pats;
-      for (double p : h->pats) pats += " " + std::to_string(p * 1e6);
-      std::fprintf(stderr,
-                   "patcoll-preload: history on %s: %llu calls, %llu exchanges, %llu PAT updates, "
-                   "%.3f us per call in history code (of which %.3f us waiting for exchanges); last PATs (us):%s\n",
-                   state->label.c_str(), static_cast<unsigned long long>(h->calls),
-                   static_cast<unsigned long long>(h->exchanges), static_cast<unsigned long long>(h->updates),
-                   1e6 * h->hook_seconds / static_cast<double>(h->calls),
-                   1e6 * h->wait_seconds / static_cast<double>(h->calls), pats.empty() ? " (none)" : pats.c_str());
-      std::fflush(stderr);
-    }
-    if (h->comm != MPI_COMM_NULL) PMPI_Comm_free(&h->comm);
-  }
-  delete state;
-}
-
-int delete_state(MPI_Comm, int, void *attribute, void *) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  destroy(static_cast<ShimComm *>(attribute));
-  return MPI_SUCCESS;
-}
-
-// At MPI_Finalize (mpi/finalize.hpp): finish outstanding exchanges and
-// free every state left.
-int finalize_sweep(MPI_Comm, int, void *, void *) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  while (!g_states.empty()) destroy(*g_states.begin());
-  if (g_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&g_keyval);
-  g_keyval = MPI_KEYVAL_INVALID;
-  g_finalize_hook = false;
-  return MPI_SUCCESS;
-}
-
-// Offset of this rank's steady clock to rank 0's (collective over `comm`,
-// once per communicator): 0 when every rank runs on one node (one
-// CLOCK_MONOTONIC); otherwise the classic ping-pong estimate, the sample
-// with the shortest round trip of 8.
-double clock_offset(MPI_Comm comm, int rank, int size) {
-  MPI_Comm node = MPI_COMM_NULL;
-  int node_size = 0, all_local = 0;
-  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    PMPI_Comm_size(node, &node_size);
-    PMPI_Comm_free(&node);
-  }
-  int local = node_size == size ? 1 : 0;
-  PMPI_Allreduce(&local, &all_local, 1, MPI_INT, MPI_MIN, comm);
-  if (all_local) return 0;
-  constexpr int kRounds = 8, kPingTag = 2, kPongTag = 3;
-  double offset = 0;
-  if (rank == 0) {
-    for (int peer = 1; peer < size; ++peer)
-      for (int k = 0; k < kRounds; ++k) {
-        double t = 0;
-        PMPI_Recv(&t, 1, MPI_DOUBLE, peer, kPingTag, comm, MPI_STATUS_IGNORE);
-        t = now();
-        PMPI_Send(&t, 1, MPI_DOUBLE, peer, kPongTag, comm);
-      }
-  } else {
-    double best = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < kRounds; ++k) {
-      double t0 = now(), root_time = 0;
-      PMPI_Send(&t0, 1, MPI_DOUBLE, 0, kPingTag, comm);
-      PMPI_Recv(&root_time, 1, MPI_DOUBLE, 0, kPongTag, comm, MPI_STATUS_IGNORE);
-      const double t1 = now();
-      if (t1 - t0 < best) {
-        best = t1 - t0;
-        offset = root_time - 0.5 * (t0 + t1);
-      }
-    }
-  }
-  return offset;
-}
-
-// The shim's state of `comm`; created (collectively: MPI_Comm_dup for the
-// history exchange) at the first intercepted call there. nullptr when MPI
-// refuses. The collective part runs outside the mutex: with
-// MPI_THREAD_MULTIPLE two threads creating the states of two communicators
-// in different orders on different ranks would otherwise deadlock (only
-// the thread calling a collective on `comm` ever creates its state).
-ShimComm *shim_state(MPI_Comm comm, bool inter) {
-  std::unique_lock<std::mutex> lock(g_mutex);
-  if (g_keyval == MPI_KEYVAL_INVALID &&
-      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_keyval, nullptr) != MPI_SUCCESS)
-    return nullptr;
-  if (!g_finalize_hook) {
-    if (patcoll::mpi::at_finalize(finalize_sweep) != MPI_SUCCESS) return nullptr;
-    g_finalize_hook = true;
-  }
-  void *attribute = nullptr;
-  int found = 0;
-  if (PMPI_Comm_get_attr(comm, g_keyval, &attribute, &found) != MPI_SUCCESS) return nullptr;
-  if (found) return static_cast<ShimComm *>(attribute);
-  const int id = g_next_id++;
-  lock.unlock();
-
-  auto state = std::make_unique<ShimComm>();
-  state->inter = inter;
-  PMPI_Comm_size(comm, &state->size);
-  PMPI_Comm_rank(comm, &state->rank);
-  char name[MPI_MAX_OBJECT_NAME] = {0};
-  int length = 0;
-  PMPI_Comm_get_name(comm, name, &length);
-  state->label = (length > 0 ? std::string(name, static_cast<std::size_t>(length)) : "communicator #" + std::to_string(id)) +
-                 " (" + std::to_string(state->size) + " ranks" + (inter ? ", intercommunicator" : "") + ")";
-  if (config().history && !inter && state->size > 1) {
-    auto h = std::make_unique<History>(config().window);
-    h->entry_clock = config().entry_clock;
-    if (PMPI_Comm_dup(comm, &h->comm) == MPI_SUCCESS) {
-      PMPI_Comm_set_errhandler(h->comm, MPI_ERRORS_RETURN);
-      if (h->entry_clock) h->clock_offset = clock_offset(h->comm, state->rank, state->size);
-      state->history = std::move(h);
-    }
-  }
-  lock.lock();
-  if (PMPI_Comm_set_attr(comm, g_keyval, state.get()) != MPI_SUCCESS) {
-    if (state->history && state->history->comm != MPI_COMM_NULL) PMPI_Comm_free(&state->history->comm);
-    return nullptr;
-  }
-  g_states.insert(state.get());
-  return state.release();
-}
-
-// --- the history PAT source -------------------------------------------------
-
-void history_enter(History &h, MPI_Comm comm, int size, int rank, double entry) {
-  if (h.entry_clock) h.own.record(entry + h.clock_offset);
-  else if (h.last_exit >= 0) h.own.record(entry - h.last_exit);
-  ++h.calls;
-  if (h.pending && rank == 0 && !h.relayed && h.calls == h.relay_at) {
-    const double wait_start = now();
-    relay(h, size);
-    h.wait_seconds += now() - wait_start;
-  }
-  if (h.pending && h.calls == h.apply_at) {
-    const double wait_start = now();
-    finish_exchange(h, size, rank);
-    h.wait_seconds += now() - wait_start;
-    std::vector<double> pats = relative_pats(h.received, config().quantum);
-    // With every collective native the PATs are only measured (statistics):
-    // PAT_Set_arrivals would create patcoll's state (a collective dup) for nothing.
-    if (pats != h.pats && (!config().any_patcoll || PAT_Set_arrivals(comm, pats.data()) == MPI_SUCCESS)) {
-      h.pats = std::move(pats);
-      ++h.updates;
-    }
-  }
-  h.hook_seconds += now() - entry;
-}
-
-void history_exit(History &h, int size, int rank) {
-  const double start = now();
-  if (!h.pending && h.calls % static_cast<std::uint64_t>(config().period) == 0) {
-    // The row: the entry times of the last `window` calls (the same calls
-    // on every rank; NaN where there were fewer), or the SMA offset.
-    if (h.entry_clock) {
-      h.width = h.own.window();
-      h.row.assign(static_cast<std::size_t>(h.width), std::numeric_limits<double>::quiet_NaN());
-      const std::vector<double> recent = h.own.recent();
-      std::copy(recent.begin(), recent.end(), h.row.end() - static_cast<std::ptrdiff_t>(recent.size()));
-    } else {
-      h.width = 1;
-      h.row.assign(1, h.own.predict());
-    }
-    h.received.assign(static_cast<std::size_t>(size), 0.0);
-    // Gather at rank 0 now, relay from rank 0 at call relay_at, apply
-    // everywhere at call apply_at: 2(P-1) messages per exchange.
-    if (rank == 0) {
-      h.gathered.assign(static_cast<std::size_t>(size) * static_cast<std::size_t>(h.width), 0.0);
-      std::copy(h.row.begin(), h.row.end(), h.gathered.begin());
-      h.gather_requests.assign(static_cast<std::size_t>(size - 1), MPI_REQUEST_NULL);
-      for (int peer = 1; peer < size; ++peer)
-        PMPI_Irecv(&h.gathered[static_cast<std::size_t>(peer) * static_cast<std::size_t>(h.width)], h.width,
-                   MPI_DOUBLE, peer, kGatherTag, h.comm, &h.gather_requests[static_cast<std::size_t>(peer - 1)]);
-    } else {
-      h.requests.assign(2, MPI_REQUEST_NULL);
-      PMPI_Irecv(h.received.data(), size, MPI_DOUBLE, 0, kRelayTag, h.comm, &h.requests[0]);
-      PMPI_Isend(h.row.data(), h.width, MPI_DOUBLE, 0, kGatherTag, h.comm, &h.requests[1]);
-    }
-    const auto period = static_cast<std::uint64_t>(config().period);
-    h.pending = true;
-    h.relayed = false;
-    h.relay_at = h.calls + std::max<std::uint64_t>(1, period / 2);
-    h.apply_at = h.calls + period;
-    ++h.exchanges;
-  }
-  const double end = now();
-  h.hook_seconds += end - start;
-  h.last_exit = end;
-}
-
 // --- dispatch -----------------------------------------------------------------
 
-void report(ShimComm &state, int coll, const std::string &served, const std::string &why) {
-  if (state.rank != 0 || !state.reported[coll].insert(served).second) return;
+// Rank 0 of the communicator names what serves a collective there, once per
+// serving algorithm (PATCOLL_VERBOSE=1), and every decline, once per reason
+// whatever the verbosity: nothing falls back silently.
+void report(mpi::CommState &state, int coll, const std::string &served, const std::string &why, bool always) {
+  const Config &c = config();
+  if (state.rank != 0 || (!always && c.verbose <= 0)) return;
+  if (!state.reported[static_cast<std::size_t>(coll)].insert(served + '\n' + why).second) return;
   std::string line = std::string("patcoll-preload: ") + mpi_name(coll) + " on " + state.label + ": " + served +
                      ", because " + why;
   if (state.history) line += "; PATs: history";
@@ -438,47 +183,102 @@ void report(ShimComm &state, int coll, const std::string &served, const std::str
   std::fflush(stderr);
 }
 
-template <class Native, class Patcoll>
-int serve(int coll, MPI_Comm comm, Native &&native, Patcoll &&patcoll) {
+// PATCOLL_VERBOSE: an intercommunicator's collective, once per
+// communicator and collective, from rank 0 of its local group.
+void report_intercommunicator(int coll, MPI_Comm comm) {
+  int inter = 0, rank = 0, size = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || !inter) return;
+  PMPI_Comm_rank(comm, &rank);
+  if (rank != 0) return;
+  static std::mutex mutex;
+  static std::set<std::pair<MPI_Comm, int>> said;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!said.insert({comm, coll}).second) return;
+  }
+  PMPI_Comm_size(comm, &size);
+  char name[MPI_MAX_OBJECT_NAME] = {0};
+  int length = 0;
+  PMPI_Comm_get_name(comm, name, &length);
+  std::fprintf(stderr,
+               "patcoll-preload: %s on %s (%d ranks, intercommunicator): native, because intercommunicators always "
+               "go to the MPI library\n",
+               mpi_name(coll), length > 0 ? name : "an intercommunicator", size);
+  std::fflush(stderr);
+}
+
+// An error of a call the shim served: what MPI does with one (the
+// communicator's error handler, MPI_ERRORS_ARE_FATAL unless the program set
+// another), after one line saying what was wrong: from rank 0 of the
+// communicator for a misconfiguration (the same on every rank), else from
+// the failing rank when the handler is fatal.
+int raise(int coll, MPI_Comm comm, int rc, const mpi::CallOutcome &outcome) {
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  bool fatal = true;
+  if (PMPI_Comm_get_errhandler(comm, &handler) == MPI_SUCCESS) {
+    fatal = handler == MPI_ERRORS_ARE_FATAL;
+    if (handler != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&handler);
+  }
+  const bool say = outcome.configuration ? (!outcome.state || outcome.state->rank == 0) : fatal;
+  if (say) {
+    std::fprintf(stderr, "patcoll-preload: %s on %s: %s\n", mpi_name(coll),
+                 outcome.state ? outcome.state->label.c_str() : "a communicator", PAT_Last_error());
+    std::fflush(stderr);
+  }
+  PMPI_Comm_call_errhandler(comm, rc);
+  return rc;
+}
+
+int serve(int coll, const mpi::NativeCall &call, const void *site) {
   const Config &c = config();
-  if (!c.active) return native();
+  if (!c.active) return mpi::native_blocking(call);
   int initialized = 0, finalized = 0;
   PMPI_Initialized(&initialized);
   PMPI_Finalized(&finalized);
-  if (!initialized || finalized || comm == MPI_COMM_NULL) return native();  // MPI says what is wrong
+  if (!initialized || finalized || call.comm == MPI_COMM_NULL) return mpi::native_blocking(call);  // MPI says what is wrong
   if (!g_reported.load(std::memory_order_relaxed)) report_startup();
-  int inter = 0;
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return native();
-  ShimComm *state = (c.verbose > 0 || c.history) ? shim_state(comm, inter != 0) : nullptr;
-  History *h = state ? state->history.get() : nullptr;
-  if (h) history_enter(*h, comm, state->size, state->rank, now());
-
-  int rc = MPI_SUCCESS;
   const std::string &name = c.algorithm[coll];
-  if (inter) {
-    rc = native();
-    if (state && c.verbose > 0) report(*state, coll, "native", "intercommunicators always go to the MPI library");
-  } else if (name.empty()) {
-    rc = native();
-    if (state && c.verbose > 0) report(*state, coll, "native", c.why[coll]);
-  } else {
-    rc = patcoll(name.c_str());
-    if (rc != MPI_SUCCESS) {
-      // Declined before any communication (argument checks, restrictions):
-      // the MPI library serves the call and reports what it would report.
-      const std::string reason = c.verbose > 0 ? std::string(PAT_Last_error()) : std::string();
-      rc = native();
-      if (state && c.verbose > 0)
-        report(*state, coll, "native", c.why[coll] + " but patcoll declined this call (" + reason + ")");
-    } else if (state && c.verbose > 0) {
-      report(*state, coll, name, c.why[coll]);
-    }
+  mpi::CallOutcome outcome;
+  const int rc = mpi::blocking_call(call, name.empty() ? nullptr : name.c_str(), site, mpi::Caller::shim, &outcome);
+  if (!outcome.state && c.verbose > 0) report_intercommunicator(coll, call.comm);
+  if (outcome.state) {
+    if (!outcome.declined.empty())
+      report(*outcome.state, coll, "native", c.why[coll] + " but the call does not allow it (" + outcome.declined + ")",
+             true);
+    else if (rc == MPI_SUCCESS)
+      report(*outcome.state, coll, std::string(outcome.served), c.why[coll], false);
   }
-  if (h) history_exit(*h, state->size, state->rank);
+  if (rc != MPI_SUCCESS) return raise(coll, call.comm, rc, outcome);
   return rc;
 }
 
 }  // namespace
+
+using core::Collective;
+
+int shim_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, const void *site) {
+  return serve(kReduce, {Collective::reduce, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, root, comm},
+               site);
+}
+int shim_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   const void *site) {
+  return serve(kAllreduce,
+               {Collective::allreduce, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, 0, comm}, site);
+}
+int shim_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, const void *site) {
+  return serve(kScatter,
+               {Collective::scatter, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm},
+               site);
+}
+int shim_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, const void *site) {
+  return serve(kGather,
+               {Collective::gather, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm},
+               site);
+}
+
 }  // namespace patcoll::preload
 
 using namespace patcoll::preload;
@@ -499,35 +299,23 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                MPI_Comm comm) {
-  return serve(
-      kReduce, comm, [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
-      [&](const char *name) { return PAT_Reduce_with(name, sendbuf, recvbuf, count, datatype, op, root, comm); });
+  return shim_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, __builtin_return_address(0));
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return serve(
-      kAllreduce, comm, [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
-      [&](const char *name) { return PAT_Allreduce_with(name, sendbuf, recvbuf, count, datatype, op, comm); });
+  return shim_allreduce(sendbuf, recvbuf, count, datatype, op, comm, __builtin_return_address(0));
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return serve(
-      kScatter, comm,
-      [&] { return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
-      [&](const char *name) {
-        return PAT_Scatter_with(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-      });
+  return shim_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                      __builtin_return_address(0));
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return serve(
-      kGather, comm,
-      [&] { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
-      [&](const char *name) {
-        return PAT_Gather_with(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-      });
+  return shim_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                     __builtin_return_address(0));
 }
 
 }  // extern "C"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "api/arguments.hpp"
+#include "mpi/arguments.hpp"
 #include "mpi/dispatch.hpp"
 #include "mpi/error.hpp"
 #include "mpi/executor.hpp"

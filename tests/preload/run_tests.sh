@@ -122,7 +122,9 @@ algorithms)
     for coll in Reduce Allreduce Scatter Gather; do
       lc=${coll,,}
       # exactly one line per communicator and serving algorithm, from rank 0
-      if ! grep -qE "MPI_$coll on MPI_COMM_WORLD \($np ranks\): (${pick[$lc]}|native), because PATCOLL_${lc^^}=${pick[$lc]}" \
+      # auto names what it chose
+      served="${pick[$lc]}|native"; [ "${pick[$lc]}" = auto ] && served="[a-z_0-9]+"
+      if ! grep -qE "MPI_$coll on MPI_COMM_WORLD \($np ranks\): ($served), because PATCOLL_${lc^^}=${pick[$lc]}" \
            "$work/$tag.err"; then
         fail "$tag: no verbose line for MPI_$coll on MPI_COMM_WORLD"; grep "MPI_$coll" "$work/$tag.err" | head -3
       fi
@@ -149,8 +151,13 @@ history)
   run reduce "$bench" late reduce $iterations 0 2000 4096 -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=clairvoyant \
       PATCOLL_PATS=history PATCOLL_HISTORY_PERIOD=4 PATCOLL_VERBOSE=2
   passed reduce $?
-  grep -q 'patcoll-preload: history on MPI_COMM_WORLD' "$work/reduce.err" ||
+  grep -q 'patcoll: history on MPI_COMM_WORLD' "$work/reduce.err" ||
     { fail "no history statistics line"; cat "$work/reduce.err"; }
+  # the late rank (the last) learned late by about its 2000 us
+  late=$(sed -n 's/.*reduce at [^;]*calls): \([-0-9 .]*\) us.*/\1/p' "$work/reduce.err" | awk '{print $NF}')
+  if [ -z "$late" ] || [ "$late" -lt 1500 ] || [ "$late" -gt 3000 ]; then
+    fail "history learned the late rank at '${late}' us, not about 2000"; cat "$work/reduce.err"
+  fi
   run allreduce "$bench" late allreduce $iterations 0 2000 4096 -- "LD_PRELOAD=$shim" PATCOLL_ALLREDUCE=slt \
       PATCOLL_PATS=history PATCOLL_HISTORY_PERIOD=1 PATCOLL_HISTORY_WINDOW=1
   passed allreduce $?

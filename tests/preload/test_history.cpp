@@ -4,12 +4,12 @@
 #include <cmath>
 #include <limits>
 
-#include "history.hpp"
+#include "arrival_history.hpp"
 
-using patcoll::preload::ArrivalHistory;
-using patcoll::preload::latest_rank;
-using patcoll::preload::mean_relative_arrivals;
-using patcoll::preload::relative_pats;
+using patcoll::mpi::ArrivalHistory;
+using patcoll::mpi::latest_rank;
+using patcoll::mpi::mean_relative_arrivals;
+using patcoll::mpi::relative_pats;
 
 TEST(ArrivalHistory, PredictsZeroBeforeTheFirstOffset) { EXPECT_EQ(ArrivalHistory(5).predict(), 0.0); }
 

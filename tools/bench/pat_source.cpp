@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "patcoll.h"
-#include "preload/history.hpp"
+#include "mpi/arrival_history.hpp"
 
 namespace patcoll::bench {
 
@@ -59,7 +59,7 @@ void PatSource::before_iteration(const std::vector<double> &pap) {
         for (int call = 0; call < width; ++call)
           for (int r = 0; r < procs_; ++r)
             samples[static_cast<std::size_t>(r) * width + call] = measured_[call][r];
-        current_ = preload::mean_relative_arrivals(samples, procs_, width);
+        current_ = mpi::mean_relative_arrivals(samples, procs_, width);
       }
       break;
   }

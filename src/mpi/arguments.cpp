@@ -17,6 +17,18 @@ int check_buffer(const void *buffer, int count, const TypeInfo &type, const char
   return MPI_SUCCESS;
 }
 
+int check_disjoint(const void *a, std::int64_t a_count, const TypeInfo &a_type, const void *b, std::int64_t b_count,
+                   const TypeInfo &b_type) {
+  if (!a || !b || a_count <= 0 || b_count <= 0) return MPI_SUCCESS;
+  const char *a_begin = static_cast<const char *>(a) + a_type.true_lb;
+  const char *b_begin = static_cast<const char *>(b) + b_type.true_lb;
+  const char *a_end = a_begin + a_type.span_bytes(a_count), *b_end = b_begin + b_type.span_bytes(b_count);
+  if (a_begin < b_end && b_begin < a_end)
+    return fail(MPI_ERR_BUFFER, "sendbuf and recvbuf overlap (pass MPI_IN_PLACE as the standard asks for an "
+                                "in-place collective)");
+  return MPI_SUCCESS;
+}
+
 int check_movement(core::Collective collective, int rank, int size, const void *sendbuf, int sendcount,
                    MPI_Datatype sendtype, const void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                    MovementArguments &out) {
@@ -50,6 +62,10 @@ int check_movement(core::Collective collective, int rank, int size, const void *
     if (int rc = check_buffer(a.whole_buffer, a.whole_count, a.whole, a.scatter ? "sendbuf" : "recvbuf");
         rc != MPI_SUCCESS)
       return rc;
+    if (!a.in_place)
+      if (int rc = check_disjoint(a.own_buffer, a.own_count, a.own, a.whole_buffer, std::int64_t{a.whole_count} * size, a.whole);
+          rc != MPI_SUCCESS)
+        return rc;
     if (!a.in_place &&
         static_cast<long long>(a.whole_count) * a.whole.size != static_cast<long long>(a.own_count) * a.own.size)
       return fail(MPI_ERR_TRUNCATE,

@@ -1,8 +1,8 @@
-#include "history.hpp"
+#include "arrival_history.hpp"
 
 #include <cmath>
 
-namespace patcoll::preload {
+namespace patcoll::mpi {
 
 void ArrivalHistory::record(double offset) {
   average_.record(offset > 0 && std::isfinite(offset) ? offset : 0.0);
@@ -15,4 +15,4 @@ std::vector<double> relative_pats(const std::vector<double> &predictions, double
   return core::quantise_arrivals(finite, quantum);
 }
 
-}  // namespace patcoll::preload
+}  // namespace patcoll::mpi

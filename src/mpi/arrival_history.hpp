@@ -16,7 +16,7 @@
 
 #include "core/pat.hpp"
 
-namespace patcoll::preload {
+namespace patcoll::mpi {
 
 class ArrivalHistory {
  public:
@@ -43,4 +43,4 @@ std::vector<double> relative_pats(const std::vector<double> &predictions, double
 using core::latest_rank;
 using core::mean_relative_arrivals;
 
-}  // namespace patcoll::preload
+}  // namespace patcoll::mpi

@@ -17,6 +17,12 @@ int check_type(MPI_Datatype type, const char *which);
 // datatype does not use absolute addresses (MPI_BOTTOM).
 int check_buffer(const void *buffer, int count, const TypeInfo &type, const char *which);
 
+// MPI_ERR_BUFFER when the memory of `a_count` elements at `a` and of
+// `b_count` at `b` overlaps (send and receive buffers that alias without
+// MPI_IN_PLACE).
+int check_disjoint(const void *a, std::int64_t a_count, const TypeInfo &a_type, const void *b, std::int64_t b_count,
+                   const TypeInfo &b_type);
+
 // A scatter or gather call, checked: the side every rank has (scatter:
 // recv; gather: send) and the root's whole-communicator side.
 struct MovementArguments {
@@ -33,7 +39,8 @@ struct MovementArguments {
 };
 
 // MPI_ERR_ROOT, MPI_ERR_BUFFER (MPI_IN_PLACE off the root, NULL buffers),
-// MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TRUNCATE (root's two sides differ).
+// MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TRUNCATE (root's two sides differ), overlapping
+// buffers at the root.
 int check_movement(core::Collective collective, int rank, int size, const void *sendbuf, int sendcount,
                    MPI_Datatype sendtype, const void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                    MovementArguments &out);

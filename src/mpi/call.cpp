@@ -1,0 +1,281 @@
+// The one path of every patcoll collective call, from the C API
+// (src/api/) and the preload shim (src/preload/) alike: the argument checks
+// with the MPI standard's error classes, the history PATs of the call's
+// collective and call site, the selection, the Program and the run
+// (dispatch.hpp does Params, selection and the cache).
+//
+// Arguments are checked only where MPI says they are significant (a
+// reduce's recvbuf at the non-roots, a scatter's sendbuf at the non-roots
+// are not looked at), and buffers that overlap without MPI_IN_PLACE are
+// MPI_ERR_BUFFER. The shim declines a call (the MPI library serves it) only
+// on facts every rank sees alike: an intercommunicator, or an algorithm
+// whose restrictions the call's op, counts or configuration do not meet.
+// Any other error, before or during execution, is returned; nothing is
+// retried on some ranks.
+#include "call.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/algorithm.hpp"
+#include "mpi/arguments.hpp"
+#include "mpi/call_history.hpp"
+#include "mpi/comm_cache.hpp"
+#include "mpi/datatype.hpp"
+#include "mpi/dispatch.hpp"
+#include "mpi/error.hpp"
+#include "mpi/executor.hpp"
+#include "mpi/op_check.hpp"
+#include "mpi/registry.hpp"
+
+namespace patcoll::mpi {
+namespace {
+
+using core::Collective;
+
+// Checks shared by every collective; fills state, size and rank.
+int common_checks(MPI_Comm comm, CommState *&state, bool &inter) {
+  if (!mpi_usable()) return fail(MPI_ERR_OTHER, "MPI is not initialised or already finalised");
+  if (comm == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  int flag = 0;
+  PATCOLL_MPI_CHECK(MPI_Comm_test_inter(comm, &flag));
+  inter = flag != 0;
+  if (inter) return MPI_SUCCESS;
+  if (int rc = comm_state(comm, state); rc != MPI_SUCCESS) return rc;
+  state->mailbox->take(state->arrivals);  // the PAT runtime's newest vector, if any
+  return MPI_SUCCESS;
+}
+
+// A reduction's start: the checks, the selection and the Program of the
+// call, into `run` (handle.hpp), which the blocking call runs at once and a
+// non-blocking or persistent one keeps.
+int prepare_reduction(Collective collective, const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, Run &run) {
+  set_last_error({});
+  run.kind = Run::Kind::nothing;
+  run.native = NativeCall{collective, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, root, comm};
+  CommState *state = nullptr;
+  bool inter = false;
+  if (int rc = common_checks(comm, state, inter); rc != MPI_SUCCESS) return rc;
+  if (inter) {  // intercommunicators: the MPI library's own
+    run.kind = Run::Kind::native;
+    return MPI_SUCCESS;
+  }
+  const bool is_root = collective == Collective::allreduce || state->rank == root;
+  if (count < 0) return fail(MPI_ERR_COUNT, "count is negative (" + std::to_string(count) + ")");
+  if (int rc = check_type(datatype, "datatype"); rc != MPI_SUCCESS) return rc;
+  if (op == MPI_OP_NULL) return fail(MPI_ERR_OP, "op is MPI_OP_NULL");
+  // Before any data moves: a pair MPI rejects would abort the job inside
+  // MPI_Reduce_local (MPI_ERRORS_ARE_FATAL), for native as well.
+  if (int rc = check_op_datatype(op, datatype); rc != MPI_SUCCESS) return rc;
+  if (collective == Collective::reduce && (root < 0 || root >= state->size))
+    return fail(MPI_ERR_ROOT, "root " + std::to_string(root) + " is not a rank of a communicator of size " +
+                                  std::to_string(state->size));
+  // recvbuf is significant at the root only (a reduce's non-roots may pass
+  // anything, MPI_IN_PLACE included).
+  if (is_root && recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "recvbuf must not be MPI_IN_PLACE");
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && !is_root) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root");
+  TypeInfo type;
+  if (int rc = TypeInfo::describe(datatype, type); rc != MPI_SUCCESS) return rc;
+  if (!in_place)
+    if (int rc = check_buffer(sendbuf, count, type, "sendbuf"); rc != MPI_SUCCESS) return rc;
+  if (is_root)
+    if (int rc = check_buffer(recvbuf, count, type, "recvbuf"); rc != MPI_SUCCESS) return rc;
+  if (is_root && !in_place)
+    if (int rc = check_disjoint(sendbuf, count, type, recvbuf, count, type); rc != MPI_SUCCESS) return rc;
+
+  int commutative = 1;
+  PATCOLL_MPI_CHECK(MPI_Op_commutative(op, &commutative));
+  core::Params params;
+  if (int rc = call_params(*state, {collective, collective == Collective::reduce ? root : 0, count, type.size,
+                                    commutative != 0},
+                           params);
+      rc != MPI_SUCCESS)
+    return rc;
+
+  const Entry *entry = nullptr;
+  if (int rc = select(*state, collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
+  if (state->feedback.current.armed) run.measured = state;
+  if (entry->native()) {
+    run.kind = Run::Kind::native;
+    return MPI_SUCCESS;
+  }
+  const int tag = state->next_tag();
+  if (count == 0 || state->size == 1) {
+    if (count > 0 && !in_place) {
+      std::vector<char> pack;
+      return copy_elements(type, sendbuf, recvbuf, count, pack);
+    }
+    return MPI_SUCCESS;
+  }
+  run.kind = Run::Kind::program;
+  run.program = program(state->programs, state->rank, *entry, params);
+  run.state = state;
+  run.reusable = !(entry->restrictions & core::pap_aware);
+  run.context = ExecutionContext{state->comm, tag, op, type};
+  run.buffers = ExecutionBuffers{in_place ? recvbuf : sendbuf, recvbuf};
+  return MPI_SUCCESS;
+}
+
+
+// Scatter and gather run in bytes: one IR element is one byte of a rank's
+// block, so the send and receive datatypes may differ (matching
+// signatures). A buffer whose datatype is not dense is packed before and
+// unpacked after the run.
+// `packed` holds the bytes of a non-dense buffer (kept in the Run while it
+// is active; its heap storage does not move with the Run).
+int pack_view(const void *buffer, int count, const TypeInfo &type, std::vector<char> &packed, void *&bytes_out,
+              bool copy_in) {
+  if (type.dense) {
+    bytes_out = const_cast<char *>(static_cast<const char *>(buffer)) + type.true_lb;
+    return MPI_SUCCESS;
+  }
+  int bytes = 0;
+  PATCOLL_MPI_CHECK(MPI_Pack_size(count, type.type, MPI_COMM_SELF, &bytes));
+  packed.resize(static_cast<std::size_t>(bytes));
+  bytes_out = packed.data();
+  if (copy_in) {
+    int position = 0;
+    PATCOLL_MPI_CHECK(MPI_Pack(buffer, count, type.type, packed.data(), bytes, &position, MPI_COMM_SELF));
+  }
+  return MPI_SUCCESS;
+}
+
+int prepare_movement(Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, Run &run) {
+  set_last_error({});
+  run.kind = Run::Kind::nothing;
+  run.native = NativeCall{collective, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm};
+  CommState *state = nullptr;
+  bool inter = false;
+  if (int rc = common_checks(comm, state, inter); rc != MPI_SUCCESS) return rc;
+  auto native = [&] {
+    run.kind = Run::Kind::native;
+    return MPI_SUCCESS;
+  };
+  if (inter) return native();
+  MovementArguments args;
+  if (int rc = check_movement(collective, state->rank, state->size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                              recvtype, root, args);
+      rc != MPI_SUCCESS)
+    return rc;
+  const bool is_root = args.is_root, scatter = args.scatter, in_place = args.in_place;
+  const long long block = args.block;
+  const TypeInfo &own = args.own, &whole = args.whole;
+  const void *own_buffer = args.own_buffer, *whole_buffer = args.whole_buffer;
+  const int own_count = args.own_count, whole_count = args.whole_count;
+
+  core::Params params;
+  if (int rc = call_params(*state, {collective, root, block, 1, true}, params); rc != MPI_SUCCESS) return rc;
+
+  const Entry *entry = nullptr;
+  if (int rc = select(*state, collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
+  if (state->feedback.current.armed) run.measured = state;
+  if (entry->native()) return native();
+  const int tag = state->next_tag();
+  if (block == 0) return MPI_SUCCESS;
+
+  void *own_bytes = nullptr, *whole_bytes = nullptr;
+  if (!in_place)
+    if (int rc = pack_view(own_buffer, own_count, own, run.own_pack, own_bytes, !scatter); rc != MPI_SUCCESS) return rc;
+  if (is_root)
+    if (int rc = pack_view(whole_buffer, whole_count * state->size, whole, run.whole_pack, whole_bytes,
+                           scatter || in_place);
+        rc != MPI_SUCCESS)
+      return rc;
+  ExecutionBuffers &buffers = run.buffers;
+  if (scatter) {
+    buffers.send = whole_bytes;
+    buffers.recv = in_place ? static_cast<char *>(whole_bytes) + block * root : own_bytes;
+  } else {
+    buffers.send = in_place ? static_cast<char *>(whole_bytes) + block * root : own_bytes;
+    buffers.recv = whole_bytes;
+  }
+  TypeInfo bytes;
+  if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
+  run.kind = Run::Kind::program;
+  run.program = program(state->programs, state->rank, *entry, params);
+  run.state = state;
+  run.reusable = !(entry->restrictions & core::pap_aware) && run.own_pack.empty() && run.whole_pack.empty();
+  run.context = ExecutionContext{state->comm, tag, MPI_OP_NULL, bytes};
+  // The received bytes of a non-dense buffer are unpacked once complete.
+  const bool unpack_own = scatter && !in_place && !own.dense && own_count > 0;
+  const bool unpack_whole = !scatter && is_root && !whole.dense && whole_count > 0;
+  if (unpack_own || unpack_whole) {
+    const std::vector<char> &packed = unpack_own ? run.own_pack : run.whole_pack;
+    run.finish = [data = packed.data(), size = static_cast<int>(packed.size()), recvbuf,
+                  count = unpack_own ? own_count : whole_count * state->size,
+                  type = unpack_own ? own.type : whole.type]() -> int {
+      int position = 0;
+      PATCOLL_MPI_CHECK(MPI_Unpack(data, size, &position, recvbuf, count, type, MPI_COMM_SELF));
+      return MPI_SUCCESS;
+    };
+  }
+  return MPI_SUCCESS;
+}
+
+int prepare(const NativeCall &c, const char *algorithm, Run &run) {
+  if (c.collective == Collective::reduce || c.collective == Collective::allreduce)
+    return prepare_reduction(c.collective, algorithm, c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.root,
+                             c.comm, run);
+  return prepare_movement(c.collective, algorithm, c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount,
+                          c.recvtype, c.root, c.comm, run);
+}
+
+}  // namespace
+
+int prepare_call(const NativeCall &c, const char *algorithm, Run &run) {
+  const UnmeasuredCall unmeasured;  // non-blocking and persistent starts (handles.cpp)
+  return prepare(c, algorithm, run);
+}
+
+int blocking_call(const NativeCall &call, const char *algorithm, const void *site, Caller caller,
+                  CallOutcome *outcome) {
+  const bool usable = mpi_usable();
+  const double entry = usable ? MPI_Wtime() : 0;
+  CallContext context;
+  context.shim = caller == Caller::shim;
+  const bool native = context.shim && !(algorithm && *algorithm);
+  CommState *state = nullptr;
+  CallHistory *history = nullptr;
+  if (usable && call.comm != MPI_COMM_NULL) {
+    int inter = 0;
+    if (MPI_Comm_test_inter(call.comm, &inter) == MPI_SUCCESS && !inter &&
+        (context.shim || history_options().enabled)) {
+      if (int rc = comm_state(call.comm, state); rc != MPI_SUCCESS) return rc;
+      if ((history = state->history.get())) {
+        history->enter(call.collective, site, entry);
+        context.history_arrivals = &history->arrivals();
+      }
+    }
+  }
+  const CallScope scope(context);
+  Run run;
+  int rc = MPI_SUCCESS;
+  if (native) {
+    run.kind = Run::Kind::native;
+    run.native = call;
+  } else {
+    rc = prepare(call, algorithm, run);
+  }
+  if (rc == MPI_SUCCESS) {
+    rc = run_blocking(run);
+    if (rc == MPI_SUCCESS && run.measured) measure_blocking_call(*run.measured, entry);
+  }
+  if (history) history->exit();
+  if (outcome) {
+    outcome->state = state;
+    outcome->served = "native";
+    if (!native && state && rc == MPI_SUCCESS)
+      outcome->served = state->last_algorithm[static_cast<std::size_t>(call.collective)];
+    outcome->declined = std::move(context.declined);
+    outcome->configuration = context.configuration_error;
+  }
+  return rc;
+}
+
+}  // namespace patcoll::mpi

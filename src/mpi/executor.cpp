@@ -228,8 +228,22 @@ void Execution::complete_request(int index, const MPI_Status *status) {
   if (slot.done) return;
   slot.done = true;
   --outstanding_;
-  if (status && status->MPI_ERROR != MPI_SUCCESS)
+  if (!status) return;
+  if (status->MPI_ERROR != MPI_SUCCESS && status->MPI_ERROR != MPI_ERR_PENDING) {
     note_error(mpi_failure(status->MPI_ERROR, slot.op->kind == OpKind::send ? "a send" : "a receive"));
+    return;
+  }
+  // A shorter message than the schedule's receive is legal point to point,
+  // but in a collective it means the ranks passed different counts: an
+  // error, not a result with elements missing.
+  if (slot.op->kind == OpKind::send || error_ != MPI_SUCCESS) return;
+  int received = 0;
+  if (MPI_Get_count(status, context_.type.type, &received) == MPI_SUCCESS && received != MPI_UNDEFINED &&
+      received < slot.op->dst.count)
+    note_error(fail(MPI_ERR_TRUNCATE, "received " + std::to_string(received) + " elements from rank " +
+                                          std::to_string(slot.op->peer) + " where the schedule expects " +
+                                          std::to_string(slot.op->dst.count) +
+                                          ": the ranks passed different counts or types"));
 }
 
 void Execution::complete_one_by_one() {
@@ -267,7 +281,9 @@ int Execution::progress(bool block, bool &made_progress) {
     // A request completed in error is deallocated by MPI-4 implementations;
     // free it if this one did not.
     if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
-    complete_request(index, rc == MPI_ERR_IN_STATUS ? &w.statuses[static_cast<std::size_t>(k)] : nullptr);
+    MPI_Status &status = w.statuses[static_cast<std::size_t>(k)];
+    if (rc != MPI_ERR_IN_STATUS) status.MPI_ERROR = MPI_SUCCESS;  // only set by MPI with MPI_ERR_IN_STATUS
+    complete_request(index, &status);
   }
   made_progress = count > 0;
   return MPI_SUCCESS;
@@ -280,7 +296,10 @@ int Execution::progress_all(bool block, bool &made_progress) {
                        : MPI_Testall(posted_, w.requests.data(), &all, w.statuses.data());
   if (rc == MPI_SUCCESS) {
     if (!all) return MPI_SUCCESS;
-    for (int i = 0; i < posted_; ++i) complete_request(i, nullptr);
+    for (int i = 0; i < posted_; ++i) {
+      w.statuses[static_cast<std::size_t>(i)].MPI_ERROR = MPI_SUCCESS;  // only set by MPI with MPI_ERR_IN_STATUS
+      complete_request(i, &w.statuses[static_cast<std::size_t>(i)]);
+    }
     made_progress = true;
     return MPI_SUCCESS;
   }

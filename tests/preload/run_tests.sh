@@ -18,6 +18,14 @@
 #   history     iterative program with a late rank, PATCOLL_PATS=history,
 #               clairvoyant reduce / slt allreduce: results checked, the
 #               history statistics line printed
+#   sites       arrival history per collective and call site: the last rank
+#               late by 20 ms at one MPI_Allreduce call site, balanced at the
+#               MPI_Reduce after it and at a second MPI_Allreduce site; the
+#               history learns 20 ms (within 20 %) at the first and the
+#               last rank not late (by less than a quarter) at the others, under the shim and through the library's
+#               PAT_* without it; with patcoll serving every call, the
+#               blocking collectives reaching PMPI_* do not grow with the
+#               number of calls (no agreement round per PAT update)
 #   fortran     the Fortran program (fortran.F90) built with mpif.h, use mpi
 #               and use mpi_f08: under the shim with patcoll algorithms
 #               (classic and PAP-aware) the digests equal the run without
@@ -153,14 +161,55 @@ history)
   passed reduce $?
   grep -q 'patcoll: history on MPI_COMM_WORLD' "$work/reduce.err" ||
     { fail "no history statistics line"; cat "$work/reduce.err"; }
-  # the late rank (the last) learned late by about its 2000 us
+  # the late rank (the last) learned late by at least most of its 2000 us
+  # (a loaded machine oversleeps: the sites case checks the upper side)
   late=$(sed -n 's/.*reduce at [^;]*calls): \([-0-9 .]*\) us.*/\1/p' "$work/reduce.err" | awk '{print $NF}')
-  if [ -z "$late" ] || [ "$late" -lt 1500 ] || [ "$late" -gt 3000 ]; then
+  if [ -z "$late" ] || [ "$late" -lt 1500 ]; then
     fail "history learned the late rank at '${late}' us, not about 2000"; cat "$work/reduce.err"
   fi
   run allreduce "$bench" late allreduce $iterations 0 2000 4096 -- "LD_PRELOAD=$shim" PATCOLL_ALLREDUCE=slt \
       PATCOLL_PATS=history PATCOLL_HISTORY_PERIOD=1 PATCOLL_HISTORY_WINDOW=1
   passed allreduce $?
+  ;;
+
+sites)
+  # <tag>: one late allreduce site (from 80 % of the 20 ms asked to 120 % of
+  # what the late rank really slept), two sites where the late rank is not
+  # late (by less than a quarter of the delay; other ranks the loaded
+  # machine wakes late are not the point here)
+  check_sites() {
+    local line slept
+    line=$(grep 'patcoll: history on MPI_COMM_WORLD' "$work/$1.err" | head -1)
+    slept=$(sed -n 's/^slept-us //p' "$work/$1.err" | head -1)
+    if [ -z "$line" ]; then fail "$1: no history statistics line"; cat "$work/$1.err"; return; fi
+    echo "${line#*last PATs: }" | tr ';' '\n' | awk -v np="$np" -v high="$(( ${slept:-20000} * 12 / 10 + 1000 ))" '
+      { split($0, f, "calls\\): "); split(f[2], v, " "); max = 0; at = -1
+        for (i = 1; i <= np; ++i) if (v[i] + 0 > max) { max = v[i] + 0; at = i - 1 }
+        if ($1 == "allreduce" && at == np - 1 && max >= 16000 && max <= high) ++late
+        else if (v[np] + 0 < 5000) { ++balanced; if ($1 == "reduce") reduce = 1 }
+        else { print "unexpected site: " $0; ++bad } }
+      END { exit !(late == 1 && balanced == 2 && reduce && !bad) }' ||
+      { fail "$1: the history did not learn one late allreduce site and two balanced ones (slept ${slept} us)"
+        echo "$line"; }
+  }
+  history=(PATCOLL_PATS=history PATCOLL_VERBOSE=2 PATCOLL_HISTORY_PERIOD=8 PATCOLL_HISTORY_WINDOW=16)
+  run sites-shim "$bindir/patcoll-preload-sites" 48 20 -- "LD_PRELOAD=$shim" "${history[@]}"
+  passed sites-shim $?
+  check_sites sites-shim
+  run sites-api "$bindir/patcoll-preload-sites-api" 48 20 -- "${history[@]}"
+  passed sites-api $?
+  check_sites sites-api
+  counter="$(dirname "$shim")/libpatcoll-pmpi-count.so"
+  for n in 8 40; do
+    run "count-$n" "$bindir/patcoll-preload-sites" $n 0 -- "LD_PRELOAD=$counter:$shim" PATCOLL_PATS=history \
+        PATCOLL_HISTORY_PERIOD=2 PATCOLL_ALLREDUCE=ring PATCOLL_REDUCE=binomial
+    passed "count-$n" $?
+  done
+  if [ "$(grep pmpi-collectives "$work/count-8.err" | sort)" != "$(grep pmpi-collectives "$work/count-40.err" | sort)" ] ||
+     [ -z "$(grep pmpi-collectives "$work/count-8.err")" ]; then
+    fail "the blocking collectives of patcoll's own grow with the number of calls"
+    grep pmpi-collectives "$work/count-8.err" "$work/count-40.err" | head -4
+  fi
   ;;
 
 fortran)

@@ -236,6 +236,39 @@ void cache_capacity(patcoll::test::Suite &suite) {
 
 }  // namespace
 
+// Counts that differ across ranks (rank 1 passes 63 elements, the others
+// 64) are an error on some rank for every algorithm, never MPI_SUCCESS
+// everywhere with elements missing (a receive shorter than the schedule's
+// is MPI_ERR_TRUNCATE); nobody hangs (the executor drains), and the next
+// call on the communicator is served correctly.
+void differing_counts(patcoll::test::Suite &suite) {
+  if (g_size < 2) return;
+  const int wide = 64;
+  std::vector<int> send(static_cast<std::size_t>(wide * g_size), 1), recv(static_cast<std::size_t>(wide * g_size));
+  for (const char *collective : {"reduce", "allreduce", "scatter", "gather"}) {
+    Collective c;
+    core::parse_collective(collective, c);
+    for (const std::string &algorithm : patcoll::test::algorithms_of(collective)) {
+      if (algorithm == "native") continue;  // the MPI library's own behaviour is its business
+      const int count = g_rank == 1 ? wide - 1 : wide;
+      const int rc = patcoll::test::run_int(c, algorithm, send.data(), recv.data(), count, 0, MPI_COMM_WORLD);
+      int mine = rc != MPI_SUCCESS, failed = 0;
+      PMPI_Allreduce(&mine, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      const std::string what = std::string(collective) + " " + algorithm + ": ";
+      suite.check(failed == 1, what + "counts that differ across ranks are an error on some rank");
+      std::fill(recv.begin(), recv.end(), 0);
+      const int again = patcoll::test::run_int(c, algorithm, send.data(), recv.data(), wide, 0, MPI_COMM_WORLD);
+      const bool reduces = c == Collective::reduce || c == Collective::allreduce;
+      const bool holds = g_rank == 0 || c == Collective::allreduce || c == Collective::scatter;
+      bool right = again == MPI_SUCCESS;
+      if (holds)
+        for (int i = 0; i < (c == Collective::gather ? wide * g_size : wide) && right; ++i)
+          right = recv[static_cast<std::size_t>(i)] == (reduces ? g_size : 1);
+      suite.check(right, what + "the next call with equal counts is served correctly");
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   int provided = MPI_THREAD_SINGLE;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);  // the PAT runtime's thread
@@ -255,6 +288,7 @@ int main(int argc, char **argv) {
       suite.check(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE provided");
       if (provided == MPI_THREAD_MULTIPLE) background_cache(suite);
       cache_capacity(suite);
+      differing_counts(suite);
     }
     rc = suite.finish();
   }

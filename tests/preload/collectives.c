@@ -14,7 +14,10 @@
  * buffer, so runs with and without the shim can be compared), then rank 0
  * prints "<N> passed, <M> failed"; exit code 1 when anything failed.
  */
+#define _GNU_SOURCE
 #include <mpi.h>
+
+#include <dlfcn.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -153,6 +156,12 @@ static void reductions(MPI_Comm comm, const char *name) {
         snprintf(what, sizeof what, "MPI_Reduce in place %s", kind_name[kind]);
         check(rc == MPI_SUCCESS, what, name, count, root);
         if (rank == root) compare(got, want, bytes, what, name, count, root);
+        /* recvbuf is insignificant at the non-roots: MPI_IN_PLACE there too */
+        if (rank == root) memset(got, 0xAB, bytes);
+        rc = MPI_Reduce(send, rank == root ? got : MPI_IN_PLACE, count, type, op, root, comm);
+        snprintf(what, sizeof what, "MPI_Reduce, recvbuf MPI_IN_PLACE at the non-roots, %s", kind_name[kind]);
+        check(rc == MPI_SUCCESS, what, name, count, root);
+        if (rank == root) compare(got, want, bytes, what, name, count, root);
       }
       free(send);
       free(got);
@@ -253,6 +262,27 @@ static void errors(MPI_Comm comm, const char *name) {
         -1);
   MPI_Comm_set_errhandler(comm, old);
   MPI_Errhandler_free(&old);
+
+  /* sendbuf == recvbuf without MPI_IN_PLACE is an error (one rank: no
+   * other rank to leave waiting) */
+  int buffer[8] = {0};
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* Open MPI 4.1 raises one there */
+  check(MPI_Reduce(buffer, buffer, 8, MPI_INT, MPI_SUM, 0, MPI_COMM_SELF) != MPI_SUCCESS,
+        "MPI_Reduce with sendbuf == recvbuf is an error", "MPI_COMM_SELF", 8, 0);
+  check(MPI_Allreduce(buffer, buffer, 8, MPI_INT, MPI_SUM, MPI_COMM_SELF) != MPI_SUCCESS,
+        "MPI_Allreduce with sendbuf == recvbuf is an error", "MPI_COMM_SELF", 8, 0);
+  /* Open MPI 4.1 itself lets these two pass on one rank: checked where
+   * patcoll serves them */
+  const char *scatter = getenv("PATCOLL_SCATTER"), *gather = getenv("PATCOLL_GATHER");
+  if (dlsym(RTLD_DEFAULT, "PAT_Scatter") && scatter && *scatter && strcmp(scatter, "native") != 0)
+    check(MPI_Scatter(buffer, 8, MPI_INT, buffer, 8, MPI_INT, 0, MPI_COMM_SELF) != MPI_SUCCESS,
+          "MPI_Scatter with sendbuf == recvbuf is an error", "MPI_COMM_SELF", 8, 0);
+  if (dlsym(RTLD_DEFAULT, "PAT_Gather") && gather && *gather && strcmp(gather, "native") != 0)
+    check(MPI_Gather(buffer, 8, MPI_INT, buffer, 8, MPI_INT, 0, MPI_COMM_SELF) != MPI_SUCCESS,
+          "MPI_Gather with sendbuf == recvbuf is an error", "MPI_COMM_SELF", 8, 0);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
 static void intercomm(MPI_Comm world) {

@@ -22,9 +22,10 @@ namespace {
 namespace config = core::config;
 
 // The PATCOLL_MODEL file, read once per path (reload() may name another).
-// A file that cannot be read or parsed is reported once and the built-in
-// model is used.
-std::optional<core::CostModel> environment_cost_model(const std::string &path) {
+// A file that cannot be read or parsed is reported once, by the process
+// that is rank 0 of the first communicator to read it (`say`), and the
+// built-in model is used.
+std::optional<core::CostModel> environment_cost_model(const std::string &path, bool say) {
   static std::mutex mutex;
   static std::string read_path;
   static std::optional<core::CostModel> model;
@@ -35,7 +36,7 @@ std::optional<core::CostModel> environment_cost_model(const std::string &path) {
   if (path.empty()) return model;
   std::ifstream in(path);
   if (!in) {
-    warn_once("cannot read PATCOLL_MODEL file '" + path + "'; using the built-in cost model");
+    if (say) warn_once("cannot read PATCOLL_MODEL file '" + path + "'; using the built-in cost model");
     return model;
   }
   std::stringstream text;
@@ -43,7 +44,7 @@ std::optional<core::CostModel> environment_cost_model(const std::string &path) {
   core::CostModel parsed;
   const std::string error = core::parse_cost_model(text.str(), parsed);
   if (!error.empty()) {
-    warn_once("PATCOLL_MODEL file '" + path + "': " + error + "; using the built-in cost model");
+    if (say) warn_once("PATCOLL_MODEL file '" + path + "': " + error + "; using the built-in cost model");
     return model;
   }
   model = parsed;
@@ -78,7 +79,8 @@ void report_configuration_once() {
 core::CostModel cost_model(const CommState &state) {
   if (state.cost) return *state.cost;
   if (process_defaults().cost) return *process_defaults().cost;
-  if (auto model = environment_cost_model(config::settings()->operator[](config::Var::model).text)) return *model;
+  if (auto model = environment_cost_model(config::settings()->operator[](config::Var::model).text, state.rank == 0))
+    return *model;
   return {};
 }
 

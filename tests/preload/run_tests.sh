@@ -12,7 +12,9 @@
 #               name), PATCOLL_VERBOSE=1: digests equal to the run without
 #               the shim, one verbose line per communicator and collective
 #   unknown     PATCOLL_ALLREDUCE=<unknown>: one message on stderr (rank 0),
-#               then native: digests unchanged
+#               then native: digests unchanged; PATCOLL_SEGMENTS=abc: the
+#               calls fail (the job stops) with one line naming it; an
+#               unreadable PATCOLL_MODEL: one line
 #   threads     MPI_THREAD_MULTIPLE program, two threads per rank, under the
 #               shim with patcoll algorithms and history PATs
 #   history     iterative program with a late rank, PATCOLL_PATS=history,
@@ -96,6 +98,20 @@ unknown)
   lines=$(grep -c 'PATCOLL_ALLREDUCE=no_such_algorithm is not a allreduce algorithm; MPI_Allreduce stays native' \
           "$work/unknown.err")
   [ "$lines" = 1 ] || { fail "expected one message about the unknown name on stderr, got $lines"; cat "$work/unknown.err"; }
+  # Misconfigurations are one line, from rank 0, naming the variable and
+  # its value: a malformed PATCOLL_SEGMENTS is the calls' error (MPI's
+  # handler: the job stops), never a silent native run; an unreadable
+  # PATCOLL_MODEL is reported once and the built-in model used.
+  sites="$bindir/patcoll-preload-sites"
+  run segments "$sites" 2 0 -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=clairvoyant PATCOLL_SEGMENTS=abc
+  rc=$?
+  lines=$(grep -c "PATCOLL_SEGMENTS='abc'" "$work/segments.err")
+  [ "$rc" -ne 0 ] && [ "$lines" = 1 ] ||
+    { fail "PATCOLL_SEGMENTS=abc: exit $rc and $lines lines naming it (expected an error and one line)"; cat "$work/segments.err"; }
+  run model "$sites" 2 0 -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=clairvoyant PATCOLL_MODEL=/nonexistent/patcoll.model
+  passed model $?
+  lines=$(grep -c "PATCOLL_MODEL file '/nonexistent/patcoll.model'" "$work/model.err")
+  [ "$lines" = 1 ] || { fail "an unreadable PATCOLL_MODEL: $lines lines, not 1"; cat "$work/model.err"; }
   ;;
 
 algorithms)

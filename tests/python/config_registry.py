@@ -29,8 +29,9 @@ def registry_variables(info):
     variables = {}
     for line in out.splitlines():
         if line.startswith("variable:"):
-            fields = line.split(":")
-            variables[fields[1]] = fields[3]
+            fields = line.split(":", 3)
+            if fields[2] == "default":
+                variables[fields[1]] = fields[3]
     return variables
 
 

@@ -6,25 +6,39 @@
 // with its restrictions.
 //
 //   patcoll-info               everything, for people
-//   patcoll-info --parsable    one record per line, ':'-separated:
+//   patcoll-info --parsable    one attribute per line, ':'-separated, free
+//                              text last (as `ompi_info --parsable`):
 //                              version:<v>
 //                              mpi:built:<mpi.h's library>
 //                              mpi:running:<MPI_Get_library_version, first line>
-//                              variable:<name>:<type>:<default>:<scope>:<current>:<doc>
-//                              algorithm:<collective>:<name>:<restrictions>:<description>
-// Exit 0; 2 with one line on stderr for an unknown argument (the tools'
-// shared parser, tools/common/cli.hpp). The version is the library's
+//                              variable:<name>:type:<type>
+//                              variable:<name>:default:<default>
+//                              variable:<name>:scope:<scope>
+//                              variable:<name>:value:<as set>     (when set)
+//                              variable:<name>:valid:<1|0>
+//                              variable:<name>:problem:<text>     (when invalid)
+//                              variable:<name>:help:<documentation>
+//                              algorithm:<collective>:<name>:restrictions:<list>
+//                              algorithm:<collective>:<name>:help:<description>
+// Every value checked as the library will check it: an unknown algorithm
+// name, an unreadable or malformed PATCOLL_MODEL file, a malformed number.
+// Exit 0; 1 when any value is invalid (each marked, with a problem line);
+// 2 with one line on stderr for an unknown argument (the tools' shared
+// parser, tools/common/cli.hpp). The version is the library's
 // (PAT_Get_version); patcoll-info links the library statically
 // (patcoll_internal), so it holds one copy of core like every process.
 #include <mpi.h>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "cli.hpp"
 #include "core/algorithm.hpp"
 #include "core/config.hpp"
 #include "core/traits.hpp"
+#include "mpi/registry.hpp"
 #include "patcoll.h"
 
 namespace {
@@ -63,27 +77,61 @@ std::string library_version() {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
-std::string current(const config::Value &value) {
-  if (!value.set) return "";
-  return value.valid ? value.text : value.given + " (invalid)";
+// What is wrong with a variable's value ("" when nothing): the registry's
+// parse, then what the library checks where it uses the value.
+std::string problem_of(const config::Variable &v, const config::Settings &settings) {
+  const config::Value &value = settings[v.id];
+  for (const config::Settings::Problem &p : settings.problems)
+    if (p.id == v.id) return p.message;
+  if (!value.set) return {};
+  if (v.type == config::Type::algorithm) {
+    for (const core::CollectiveTraits &t : core::collectives()) {
+      if (config::algorithm_variable(t.collective) != v.id) continue;
+      if (value.text == "auto" || patcoll::mpi::find_entry(t.collective, value.text)) return {};
+      return std::string(v.name) + "='" + value.text + "' is not a " + std::string(t.name) +
+             " algorithm (patcoll-info lists them)";
+    }
+  }
+  if (v.id == config::Var::model) {
+    std::ifstream in(value.text);
+    if (!in) return std::string(v.name) + "='" + value.text + "': the file cannot be read";
+    std::stringstream text;
+    text << in.rdbuf();
+    core::CostModel model;
+    if (const std::string error = core::parse_cost_model(text.str(), model); !error.empty())
+      return std::string(v.name) + "='" + value.text + "': " + error;
+  }
+  return {};
 }
 
-void print_human() {
+std::string current(const config::Value &value, const std::string &problem) {
+  if (!value.set) return "";
+  return problem.empty() ? value.text : value.given + " (invalid)";
+}
+
+// Returns the number of invalid values.
+int print_human() {
   const auto settings = config::settings();
+  int invalid = 0;
   std::printf("patcoll %s\n", library_version().c_str());
   std::printf("  built against: %s\n", built_against().c_str());
   std::printf("  running with:  %s\n\n", running_with().c_str());
   std::printf("Configuration (environment variables, read once per process):\n");
   for (const config::Variable &v : config::variables()) {
     const config::Value &value = (*settings)[v.id];
+    const std::string problem = problem_of(v, *settings);
     std::printf("  %-26s %-9s default: %-6s (%s)%s%s\n", std::string(v.name).c_str(),
                 std::string(config::to_string(v.type)).c_str(),
                 v.default_value.empty() ? "unset" : std::string(v.default_value).c_str(),
                 std::string(config::to_string(v.scope)).c_str(), value.set ? "  current: " : "",
-                current(value).c_str());
+                current(value, problem).c_str());
     std::printf("      %s\n", std::string(v.doc).c_str());
   }
-  for (const auto &problem : settings->problems) std::printf("  problem: %s\n", problem.message.c_str());
+  for (const config::Variable &v : config::variables())
+    if (const std::string problem = problem_of(v, *settings); !problem.empty()) {
+      std::printf("  problem: %s\n", problem.c_str());
+      ++invalid;
+    }
   std::printf("\nAlgorithms (collective, name, restrictions, description; `native` is the MPI library's own):\n");
   for (const core::CollectiveTraits &t : core::collectives()) {
     const core::Collective c = t.collective;
@@ -94,27 +142,44 @@ void print_human() {
         std::printf("  %-9s %-18s %-36s %s\n", std::string(core::to_string(c)).c_str(), std::string(a.name).c_str(),
                     core::restrictions_to_string(a.restrictions).c_str(), std::string(a.description).c_str());
   }
+  return invalid;
 }
 
-void print_parsable() {
+int print_parsable() {
   const auto settings = config::settings();
+  int invalid = 0;
   std::printf("version:%s\n", library_version().c_str());
   std::printf("mpi:built:%s\n", built_against().c_str());
   std::printf("mpi:running:%s\n", running_with().c_str());
-  for (const config::Variable &v : config::variables())
-    std::printf("variable:%s:%s:%s:%s:%s:%s\n", std::string(v.name).c_str(),
-                std::string(config::to_string(v.type)).c_str(), std::string(v.default_value).c_str(),
-                std::string(config::to_string(v.scope)).c_str(), current((*settings)[v.id]).c_str(),
-                std::string(v.doc).c_str());
+  for (const config::Variable &v : config::variables()) {
+    const std::string name(v.name);
+    const config::Value &value = (*settings)[v.id];
+    const std::string problem = problem_of(v, *settings);
+    std::printf("variable:%s:type:%s\n", name.c_str(), std::string(config::to_string(v.type)).c_str());
+    std::printf("variable:%s:default:%s\n", name.c_str(), std::string(v.default_value).c_str());
+    std::printf("variable:%s:scope:%s\n", name.c_str(), std::string(config::to_string(v.scope)).c_str());
+    if (value.set) std::printf("variable:%s:value:%s\n", name.c_str(), value.given.c_str());
+    std::printf("variable:%s:valid:%d\n", name.c_str(), problem.empty() ? 1 : 0);
+    if (!problem.empty()) {
+      std::printf("variable:%s:problem:%s\n", name.c_str(), problem.c_str());
+      ++invalid;
+    }
+    std::printf("variable:%s:help:%s\n", name.c_str(), std::string(v.doc).c_str());
+  }
   for (const core::CollectiveTraits &t : core::collectives()) {
     const core::Collective c = t.collective;
-    std::printf("algorithm:%s:native:none:the MPI library's own implementation (PMPI)\n",
-                std::string(core::to_string(c)).c_str());
+    const std::string coll(core::to_string(c));
+    std::printf("algorithm:%s:native:restrictions:none\n", coll.c_str());
+    std::printf("algorithm:%s:native:help:the MPI library's own implementation (PMPI)\n", coll.c_str());
     for (const core::Algorithm &a : core::algorithms())
-      if (a.collective == c)
-        std::printf("algorithm:%s:%s:%s:%s\n", std::string(core::to_string(c)).c_str(), std::string(a.name).c_str(),
-                    core::restrictions_to_string(a.restrictions).c_str(), std::string(a.description).c_str());
+      if (a.collective == c) {
+        const std::string name(a.name);
+        std::printf("algorithm:%s:%s:restrictions:%s\n", coll.c_str(), name.c_str(),
+                    core::restrictions_to_string(a.restrictions).c_str());
+        std::printf("algorithm:%s:%s:help:%s\n", coll.c_str(), name.c_str(), std::string(a.description).c_str());
+      }
   }
+  return invalid;
 }
 
 constexpr const char *kUsage =
@@ -122,7 +187,9 @@ constexpr const char *kUsage =
     "The library's version, the MPI library it was built against and runs with, every PATCOLL_* environment\n"
     "variable (type, default, scope, current value, problems, documentation) and every algorithm with its\n"
     "restrictions.\n"
-    "  --parsable   one ':'-separated record per line (version:, mpi:, variable:, algorithm:)\n";
+    "  --parsable   one ':'-separated attribute per line, free text last (version:, mpi:, variable:,\n"
+    "               algorithm:)\n"
+    "Exit status: 0; 1 when a variable's value is invalid (marked, with a problem line); 2 for a bad argument.\n";
 
 }  // namespace
 
@@ -134,7 +201,6 @@ int main(int argc, char **argv) {
     if (flag == "--parsable") parsable = true;
     else arguments.unknown();
   }
-  if (parsable) print_parsable();
-  else print_human();
-  return 0;
+  const int invalid = parsable ? print_parsable() : print_human();
+  return invalid > 0 ? 1 : 0;
 }

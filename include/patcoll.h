@@ -14,7 +14,7 @@
  *   4. the environment: PATCOLL_REDUCE, PATCOLL_ALLREDUCE, PATCOLL_SCATTER,
  *      PATCOLL_GATHER;
  *   5. "auto" (a classic algorithm chosen by message size and process
- *      count; see docs/selection.md).
+ *      count; see docs/results/selection.md).
  * "native" calls the MPI library's own PMPI_* function. An unknown name is
  * MPI_ERR_ARG; a known algorithm whose restrictions the call does not meet
  * (e.g. a non-commutative op for a commutative-only algorithm) is
@@ -76,7 +76,7 @@ int PAT_Set_algorithm(MPI_Comm comm, const char *collective, const char *name);
  * same on every rank. NULL clears it (balanced arrivals are assumed).
  * Collective over comm: a non-finite value on any rank, or vectors that
  * differ between ranks, are MPI_ERR_ARG on every rank and the previous
- * vector stays (docs/agreement.md). */
+ * vector stays (docs/results/agreement.md). */
 int PAT_Set_arrivals(MPI_Comm comm, const double *arrivals);
 
 /* Hockney cost model (seconds, seconds per byte) used for segment sizing
@@ -100,7 +100,7 @@ const char *PAT_Algorithm_name(const char *collective, int index);
  * collective or a NULL `name`. */
 int PAT_Get_last_algorithm(MPI_Comm comm, const char *collective, const char **name);
 
-/* ---- PAT runtime ([PS] Fig. 4; docs/runtime.md) -------------------------
+/* ---- PAT runtime ([PS] Fig. 4; docs/results/runtime.md) -------------------------
  * A background thread per process predicts this process's arrival at the
  * next collective and exchanges the predictions, so that the PAP-aware
  * algorithms get a PAT vector without PAT_Set_arrivals:
@@ -142,7 +142,7 @@ int PAT_Get_arrivals(double *arrivals);
  * its last completed phase (seconds; NaN when there is none yet). */
 int PAT_Get_prediction(double *predicted, double *measured);
 
-/* ---- Non-blocking and persistent collectives (docs/executor.md) ---------
+/* ---- Non-blocking and persistent collectives (docs/results/executor.md) ---------
  * A PAT_Handle stands for one collective in flight (non-blocking) or one
  * collective set up once and started many times (persistent, MPI-4 style:
  * the Program, the buffers and the memory are fixed once, which is what
@@ -203,7 +203,7 @@ int PAT_Wait(PAT_Handle *handle);
 int PAT_Test(PAT_Handle *handle, int *flag);
 int PAT_Handle_free(PAT_Handle *handle);
 
-/* Background collectives ([PS] Figs. 6, 8, 10, 12; docs/runtime.md) are
+/* Background collectives ([PS] Figs. 6, 8, 10, 12; docs/results/runtime.md) are
  * persistent collectives named "bsln" / "bsbn" (PAT_Scatter_init) and
  * "bsls" / "bsbn" (PAT_Gather_init) on the PAT runtime's communicator:
  * the slin / sbn / sls Programs with every non-root's part (scatter) or

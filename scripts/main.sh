@@ -13,7 +13,7 @@ mkdir -p results
 flags=(--oversubscribe --mca mpi_yield_when_idle 1)
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 # The schedule-based algorithms read the cost model: measure it on these
-# 8 ranks first (docs/scheduled-reduce.md).
+# 8 ranks first (docs/results/scheduled-reduce.md).
 mpirun.openmpi "${flags[@]}" -np 8 build/bin/patcoll-calibrate --out results/model.txt --repetitions 30 >/dev/null
 echo "cost model: $(grep -v '^#' results/model.txt | tr '\n' ' ')"
 mpirun.openmpi "${flags[@]}" -x PATCOLL_MODEL="$(pwd)/results/model.txt" -np 8 build/bin/patcoll-bench \

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots patcoll-bench JSON lines (docs/bench.md) into one PNG.
+"""Plots patcoll-bench JSON lines (docs/results/bench.md) into one PNG.
 
     python3 tools/plot.py RESULTS.jsonl... -o OUT.png [--baseline native]
 

@@ -13,8 +13,14 @@
  *   3. PAT_Set_algorithm(MPI_COMM_NULL, collective, name) for the process;
  *   4. the environment: PATCOLL_REDUCE, PATCOLL_ALLREDUCE, PATCOLL_SCATTER,
  *      PATCOLL_GATHER;
- *   5. "auto" (a classic algorithm chosen by message size and process
- *      count; see docs/results/selection.md).
+ *   5. "auto": without arrival times, a classic algorithm chosen by
+ *      message size and process count; with a PAT vector (PAT_Set_arrivals,
+ *      the PAT runtime, or the preload shim's history), the candidate the
+ *      simulator predicts fastest on it under the communicator's cost
+ *      model, "native" when none beats it, and (PATCOLL_AUTO_FEEDBACK=1,
+ *      the default) checked against measured times (see
+ *      docs/results/selection.md and docs/results/adaptive.md).
+ *      PAT_Get_last_algorithm() says what served a call.
  * "native" calls the MPI library's own PMPI_* function. An unknown name is
  * MPI_ERR_ARG; a known algorithm whose restrictions the call does not meet
  * (e.g. a non-commutative op for a commutative-only algorithm) is
@@ -88,8 +94,10 @@ int PAT_Set_arrivals(MPI_Comm comm, const double *arrivals);
  * Successful setters clear PAT_Last_error(). */
 int PAT_Set_cost_model(MPI_Comm comm, double alpha, double beta, double gamma);
 
-/* Number of registered algorithms of `collective` (native included), and
- * the name and restrictions of the index-th; -1 / NULL when out of range. */
+/* Number of registered algorithms of `collective` ("native" included,
+ * "auto" not: it is a rule, not an algorithm), and the name of the
+ * index-th (a static string); -1 / NULL for an unknown collective or an
+ * index out of range. patcoll-info lists each one's restrictions. */
 int PAT_Algorithm_count(const char *collective);
 const char *PAT_Algorithm_name(const char *collective, int index);
 

@@ -1,5 +1,5 @@
 // patcoll-bench-executor: what the executor costs and gains, measured under
-// mpirun (docs/executor.md, issue 15 items 1-2). Two modes:
+// mpirun (docs/results/executor.md, issue 15 items 1-2). Two modes:
 //
 //   combine   every segmented algorithm run with combining on arrival and
 //             with combining after the step's wait (mpi::CombineMode, the

@@ -1,7 +1,7 @@
-// What `auto` costs when it reads the arrival pattern (docs/selection.md):
+// What `auto` costs when it reads the arrival pattern (docs/results/selection.md):
 // one cache miss of core::Selector::select, i.e. every candidate built and
 // simulated on a one-late PAT vector, against a cache hit, and a cache hit
-// with the measured feedback's bookkeeping (record: docs/adaptive.md), and
+// with the measured feedback's bookkeeping (record: docs/results/adaptive.md), and
 // a new vector filed under its family by scanning the cache.
 #include <benchmark/benchmark.h>
 
@@ -58,7 +58,7 @@ void BM_SelectHitRecord(benchmark::State &state) {
   }
 }
 
-// A family hit plus record (docs/adaptive.md): the cache holds 64 one-late
+// A family hit plus record (docs/results/adaptive.md): the cache holds 64 one-late
 // patterns of the shape, far apart; every call's vector is new (the late
 // rank one quantum off the first pattern's) and is matched to that pattern
 // by scanning the cache.

@@ -1,4 +1,4 @@
-# What `cmake --install build --prefix X` puts under X (docs/install.md):
+# What `cmake --install build --prefix X` puts under X (docs/results/install.md):
 #   include/patcoll.h                      the C API
 #   lib/libpatcoll.so.V (soname .so.MAJOR)  exports PAT_* only
 #   lib/libpatcoll-preload.so              the PMPI shim (LD_PRELOAD)

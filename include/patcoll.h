@@ -13,8 +13,14 @@
  *   3. PAT_Set_algorithm(MPI_COMM_NULL, collective, name) for the process;
  *   4. the environment: PATCOLL_REDUCE, PATCOLL_ALLREDUCE, PATCOLL_SCATTER,
  *      PATCOLL_GATHER;
- *   5. "auto" (a classic algorithm chosen by message size and process
- *      count; see docs/selection.md).
+ *   5. "auto": without arrival times, a classic algorithm chosen by
+ *      message size and process count; with a PAT vector (PAT_Set_arrivals,
+ *      the PAT runtime, or the preload shim's history), the candidate the
+ *      simulator predicts fastest on it under the communicator's cost
+ *      model, "native" when none beats it, and (PATCOLL_AUTO_FEEDBACK=1,
+ *      the default) checked against measured times (see
+ *      docs/results/selection.md and docs/results/adaptive.md).
+ *      PAT_Get_last_algorithm() says what served a call.
  * "native" calls the MPI library's own PMPI_* function. An unknown name is
  * MPI_ERR_ARG; a known algorithm whose restrictions the call does not meet
  * (e.g. a non-commutative op for a commutative-only algorithm) is
@@ -76,7 +82,7 @@ int PAT_Set_algorithm(MPI_Comm comm, const char *collective, const char *name);
  * same on every rank. NULL clears it (balanced arrivals are assumed).
  * Collective over comm: a non-finite value on any rank, or vectors that
  * differ between ranks, are MPI_ERR_ARG on every rank and the previous
- * vector stays (docs/agreement.md). */
+ * vector stays (docs/results/agreement.md). */
 int PAT_Set_arrivals(MPI_Comm comm, const double *arrivals);
 
 /* Hockney cost model (seconds, seconds per byte) used for segment sizing
@@ -88,8 +94,10 @@ int PAT_Set_arrivals(MPI_Comm comm, const double *arrivals);
  * Successful setters clear PAT_Last_error(). */
 int PAT_Set_cost_model(MPI_Comm comm, double alpha, double beta, double gamma);
 
-/* Number of registered algorithms of `collective` (native included), and
- * the name and restrictions of the index-th; -1 / NULL when out of range. */
+/* Number of registered algorithms of `collective` ("native" included,
+ * "auto" not: it is a rule, not an algorithm), and the name of the
+ * index-th (a static string); -1 / NULL for an unknown collective or an
+ * index out of range. patcoll-info lists each one's restrictions. */
 int PAT_Algorithm_count(const char *collective);
 const char *PAT_Algorithm_name(const char *collective, int index);
 
@@ -100,7 +108,7 @@ const char *PAT_Algorithm_name(const char *collective, int index);
  * collective or a NULL `name`. */
 int PAT_Get_last_algorithm(MPI_Comm comm, const char *collective, const char **name);
 
-/* ---- PAT runtime ([PS] Fig. 4; docs/runtime.md) -------------------------
+/* ---- PAT runtime ([PS] Fig. 4; docs/results/runtime.md) -------------------------
  * A background thread per process predicts this process's arrival at the
  * next collective and exchanges the predictions, so that the PAP-aware
  * algorithms get a PAT vector without PAT_Set_arrivals:
@@ -142,7 +150,7 @@ int PAT_Get_arrivals(double *arrivals);
  * its last completed phase (seconds; NaN when there is none yet). */
 int PAT_Get_prediction(double *predicted, double *measured);
 
-/* ---- Non-blocking and persistent collectives (docs/executor.md) ---------
+/* ---- Non-blocking and persistent collectives (docs/results/executor.md) ---------
  * A PAT_Handle stands for one collective in flight (non-blocking) or one
  * collective set up once and started many times (persistent, MPI-4 style:
  * the Program, the buffers and the memory are fixed once, which is what
@@ -203,7 +211,7 @@ int PAT_Wait(PAT_Handle *handle);
 int PAT_Test(PAT_Handle *handle, int *flag);
 int PAT_Handle_free(PAT_Handle *handle);
 
-/* Background collectives ([PS] Figs. 6, 8, 10, 12; docs/runtime.md) are
+/* Background collectives ([PS] Figs. 6, 8, 10, 12; docs/results/runtime.md) are
  * persistent collectives named "bsln" / "bsbn" (PAT_Scatter_init) and
  * "bsls" / "bsbn" (PAT_Gather_init) on the PAT runtime's communicator:
  * the slin / sbn / sls Programs with every non-root's part (scatter) or

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # [adaptive] benchmark: `auto` (history PATs) against native for reduce and
 # allreduce under four arrival patterns, each delay D = the balanced native
-# time measured first (docs/adaptive.md).
+# time measured first (docs/results/adaptive.md).
 #
 #   scripts/adaptive.sh smpi PLATFORM P [COUNT]   # SimGrid SMPI, deterministic
 #   scripts/adaptive.sh local P [COUNT]           # this machine, mpirun
@@ -10,7 +10,7 @@
 # ADAPTIVE_PATTERNS="one-late" to some imbalanced patterns. ADAPTIVE_WARMUP
 # (default 16; rand-late at least 64) iterations before the measured ones:
 # history PATs need 5, auto's measured feedback 8 more per pattern (3
-# native probes, the lag of the exchange; docs/adaptive.md). PATCOLL_AUTO_FEEDBACK=0 measures the
+# native probes, the lag of the exchange; docs/results/adaptive.md). PATCOLL_AUTO_FEEDBACK=0 measures the
 # model alone. Each run's stderr (PATCOLL_VERBOSE=1: auto's choices and
 # drops) goes to results/adaptive/*.log.
 #
@@ -70,7 +70,7 @@ for coll in ${ADAPTIVE_COLLS:-reduce allreduce}; do
   D=$(median_native "$out/$tag-$coll-none.json" "$coll")
   echo "adaptive: $coll balanced native = $D s: D for the imbalanced patterns" >&2
   for pattern in ${ADAPTIVE_PATTERNS:-one-late alternating rand-late}; do
-    # A new pattern every call: auto simulates one in 8 (docs/selection.md),
+    # A new pattern every call: auto simulates one in 8 (docs/results/selection.md),
     # so learning the model's error takes ~50 calls instead of ~10.
     w=$warmup
     [ "$pattern" = rand-late ] && [ "$w" -lt 64 ] && w=64

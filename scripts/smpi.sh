@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs patcoll-bench (or patcoll-calibrate) under SimGrid SMPI on a simulated
-# cluster (docs/smpi.md). Builds the SMPI variant into build-smpi/ when
+# cluster (docs/results/smpi.md). Builds the SMPI variant into build-smpi/ when
 # needed: the same sources, compiled with smpicc/smpicxx (-DPATCOLL_SMPI=ON),
 # only the two programs.
 #

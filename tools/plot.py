@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots patcoll-bench JSON lines (docs/bench.md) into one PNG.
+"""Plots patcoll-bench JSON lines (docs/results/bench.md) into one PNG.
 
     python3 tools/plot.py RESULTS.jsonl... -o OUT.png [--baseline native]
 
@@ -17,6 +17,10 @@ delay D, the dashed black one the measured `bound` row (latest arrival +
 one transfer + one reduction) where the file has it. With a single message
 size the ratio panel is a bar per algorithm.
 
+numpy and matplotlib (Debian: python3-numpy, python3-matplotlib) are
+imported only to draw: --help and the checks of the input work without
+them; drawing without them is one line on stderr and exit code 2.
+
 Bad input (a missing or unreadable file, a line that is not a patcoll-bench
 record, a baseline that is not in the results) is one line on stderr,
 "plot.py: ...", and exit code 2.
@@ -24,9 +28,8 @@ record, a baseline that is not in the results) is one line on stderr,
 import argparse
 import collections
 import json
+import statistics
 import sys
-
-import numpy as np
 
 
 NEEDED = {"collective": str, "algorithm": str, "count": int, "procs": int, "max_delay_s": (int, float),
@@ -89,20 +92,24 @@ def ratios(cells, baseline):
         base = cells.get((count, delay, baseline))
         if not base:
             continue
-        base_median = float(np.median(base))
+        base_median = float(statistics.median(base))
         if base_median <= 0:
             continue
         for alg in algorithms_in_order(cells):
             values = cells.get((count, delay, alg))
             if values:
-                out[alg].append((count, float(np.median(values)) / base_median))
+                out[alg].append((count, float(statistics.median(values)) / base_median))
     return out
 
 
 def plot(records, output, baseline="native"):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    try:
+        import numpy as np
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise BadInput("drawing needs numpy and matplotlib (Debian: python3-numpy python3-matplotlib): %s" % e)
 
     grouped = group(records)
     if not grouped:

@@ -1,8 +1,12 @@
 # Spack recipe for patcoll. Use it from a local repository:
 #   spack repo create myrepo && mkdir -p myrepo/packages/patcoll
 #   cp packaging/spack/package.py myrepo/packages/patcoll/ && spack repo add myrepo
+# patcoll is distributed as its source tree only: it has no homepage, release
+# archive or public repository that Spack could fetch from. Build a checkout:
+#   spack develop --path /path/to/patcoll patcoll@0.1.0
 #   spack install patcoll ^openmpi          (or ^mpich)
-# `spack install --test=root patcoll` also builds and runs the unit tests.
+# `spack install --test=root patcoll` also builds and runs the unit tests
+# (GoogleTest and Google Benchmark are needed only then).
 from spack.package import *
 
 
@@ -12,32 +16,39 @@ class Patcoll(CMakePackage):
     (PAT_*), a PMPI shim for unmodified programs, and benchmark and
     model-simulator tools."""
 
-    # Where the repository is published; from a checkout instead:
-    #   spack develop --path /path/to/patcoll patcoll@main && spack install patcoll
-    homepage = "https://github.com/patcoll/patcoll"
-    git = "https://github.com/patcoll/patcoll.git"
+    # No homepage and no fetch URL: see the comment at the top (spack develop).
 
-    version("main", branch="main")
+    version("0.1.0")  # the version in CMakeLists.txt's project() and include/patcoll.h
+    version("main")   # a checkout's current state
 
     variant("mpi", default=True, description="Build the MPI library, the shim and the MPI tools; "
             "off: only the MPI-free core tools (patcoll-sim, patcoll-sched)")
+    variant("boost", default=True, description="Boost.Heap for the pairing-heap Clairvoyant generator "
+            "(patcoll-sched --generator pairing); off: that generator is served by the linear one")
+    variant("plots", default=False, description="Python, numpy and matplotlib for tools/plot.py and "
+            "the model simulator's PNG timelines")
 
     depends_on("cmake@3.20:", type="build")
     depends_on("ninja", type="build")
     depends_on("c", type="build")
     depends_on("cxx", type="build")
     depends_on("mpi@3.1:", when="+mpi")
-    depends_on("boost@1.70:", type="build")  # header-only (Boost.Heap)
-    depends_on("googletest", type="build")              # the unit tests are always configured
-    depends_on("benchmark", type="build")
-    depends_on("python@3:", type="run")
-    depends_on("py-numpy", type="run")
-    depends_on("py-matplotlib", type="run")
+    depends_on("boost@1.70:", type="build", when="+boost")  # header-only (Boost.Heap)
+    depends_on("googletest", type="test")
+    depends_on("benchmark", type="test")
+    depends_on("python@3:", type="run", when="+plots")
+    depends_on("py-numpy", type="run", when="+plots")
+    depends_on("py-matplotlib", type="run", when="+plots")
 
     generator("ninja")
 
     def cmake_args(self):
-        args = [self.define_from_variant("PATCOLL_WITH_MPI", "mpi")]
+        args = [
+            self.define_from_variant("PATCOLL_WITH_MPI", "mpi"),
+            self.define("PATCOLL_BUILD_TESTS", self.run_tests),
+        ]
+        if self.spec.satisfies("~boost"):
+            args.append(self.define("CMAKE_DISABLE_FIND_PACKAGE_Boost", True))
         if self.spec.satisfies("+mpi"):
             args += [
                 self.define("MPI_C_COMPILER", self.spec["mpi"].mpicc),

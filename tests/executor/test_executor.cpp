@@ -290,7 +290,7 @@ void truncated_receive(test::Suite &suite, Fixture &f) {
   // MPI_COMM_WORLD's error handler, not on the request's communicator
   // (MPI-3.1 leaves this to the implementation; MPI-4 says the request's):
   // a program that wants the error code there sets MPI_ERRORS_RETURN on
-  // MPI_COMM_WORLD too (docs/executor.md). Open MPI uses the request's.
+  // MPI_COMM_WORLD too (docs/results/executor.md). Open MPI uses the request's.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   std::vector<int> send(16), recv(16, 0);
   for (int i = 0; i < 16; ++i) send[i] = 100 * f.rank + i;

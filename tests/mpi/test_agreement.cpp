@@ -1,6 +1,6 @@
 // MPI driver: inputs that would make ranks build different or degenerate
 // schedules are refused with an MPI error code on every rank — never a
-// wrong result with MPI_SUCCESS (docs/agreement.md). Cost models must be
+// wrong result with MPI_SUCCESS (docs/results/agreement.md). Cost models must be
 // positive and finite, PAT vectors finite, and the schedule inputs (PAT
 // vector, per-communicator and process-wide cost model, PATCOLL_SEGMENTS /
 // PATCOLL_SEGMENT_BYTES) the same on every rank. A refused setter keeps

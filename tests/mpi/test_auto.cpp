@@ -1,4 +1,4 @@
-// MPI driver: `auto` with an arrival pattern (docs/selection.md), through
+// MPI driver: `auto` with an arrival pattern (docs/results/selection.md), through
 // the public API only. Every rank must choose the same algorithm (checked by
 // comparing the choices of all ranks), results equal native's, and the
 // choice follows the pattern: no vector -> the size rule; a balanced vector

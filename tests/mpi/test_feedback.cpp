@@ -1,5 +1,5 @@
 // MPI driver: `auto`'s measured feedback (PATCOLL_AUTO_FEEDBACK,
-// docs/adaptive.md). The measurements are injected through the dispatch
+// docs/results/adaptive.md). The measurements are injected through the dispatch
 // path's test hook (no timed assertion); the selection, the exchange and
 // the agreement are the library's own. Facts:
 //  - a PAP-aware choice whose measured time after the last arrival exceeds

@@ -1,5 +1,5 @@
 /* An ordinary iterative MPI program (no patcoll header): the preload shim's
- * test of the history PAT source and its benchmark (docs/preload.md).
+ * test of the history PAT source and its benchmark (docs/results/preload.md).
  *
  *   bench late <reduce|allreduce> <iterations> <warmup> <delay_us> <bytes>
  *     Every iteration: double PMPI_Barrier, the last rank sleeps delay_us,

@@ -24,10 +24,13 @@
 #               late by 20 ms at one MPI_Allreduce call site, balanced at the
 #               MPI_Reduce after it and at a second MPI_Allreduce site; the
 #               history learns 20 ms (within 20 %) at the first and the
-#               last rank not late (by less than a quarter) at the others, under the shim and through the library's
-#               PAT_* without it; with patcoll serving every call, the
+#               last rank not late (by less than a quarter) at the others,
+#               under the shim and through the library's PAT_* without it; with patcoll serving every call, the
 #               blocking collectives reaching PMPI_* do not grow with the
 #               number of calls (no agreement round per PAT update)
+#   python      an mpi4py program (mpi4py_allreduce.py) under /usr/bin/python3
+#               with PATCOLL_ALLREDUCE=ring and with auto: exact results, and
+#               the verbose line shows the shim served MPI_Allreduce/MPI_Reduce
 #   fortran     the Fortran program (fortran.F90) built with mpif.h, use mpi
 #               and use mpi_f08: under the shim with patcoll algorithms
 #               (classic and PAP-aware) the digests equal the run without
@@ -250,6 +253,28 @@ fortran)
           { fail "$tag: MPI_$coll was not served by $name (not intercepted?)"; grep "MPI_$coll" "$work/$tag.err" | head -3; }
       done
     done
+  done
+  ;;
+
+python)
+  # An mpi4py program under the shim (/usr/bin/python3, Debian's
+  # python3-mpi4py): results exact, and the collectives served by patcoll.
+  program=(/usr/bin/python3 "$(dirname "$0")/mpi4py_allreduce.py")
+  if ! /usr/bin/python3 -c 'import mpi4py.MPI' >/dev/null 2>&1; then echo "SKIP: no mpi4py for /usr/bin/python3"; exit 77; fi
+  run py-base "${program[@]}" --
+  [ "$(grep -o ' 0 failed' "$work/py-base.out" | wc -l)" -eq "$np" ] || fail "py-base: $(cat "$work/py-base.out" "$work/py-base.err" | head -5)"
+  for combination in "ring binomial" "auto auto"; do
+    read -r allreduce reduce <<<"$combination"
+    tag="py-$allreduce"
+    run "$tag" "${program[@]}" -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_ALLREDUCE=$allreduce PATCOLL_REDUCE=$reduce
+    rc=$?
+    [ $rc -eq 0 ] || fail "$tag: exit $rc"
+    [ "$(grep -o ' 0 failed' "$work/$tag.out" | wc -l)" -eq "$np" ] ||
+      { fail "$tag: wrong results or missing ranks"; cat "$work/$tag.out"; head -5 "$work/$tag.err"; }
+    grep -qE "MPI_Allreduce on MPI_COMM_WORLD \($np ranks\): $allreduce" "$work/$tag.err" ||
+      { fail "$tag: MPI_Allreduce was not served by the shim"; head -5 "$work/$tag.err"; }
+    grep -qE "MPI_Reduce on MPI_COMM_WORLD \($np ranks\): $reduce" "$work/$tag.err" ||
+      { fail "$tag: MPI_Reduce was not served by the shim"; head -5 "$work/$tag.err"; }
   done
   ;;
 

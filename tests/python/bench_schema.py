@@ -1,4 +1,4 @@
-"""The JSON-lines schema of patcoll-bench --out (docs/bench.md).
+"""The JSON-lines schema of patcoll-bench --out (docs/results/bench.md).
 
 check_record(obj) returns a list of problems ("" free); check_file(path)
 returns (records, problems)."""

@@ -5,8 +5,9 @@ The registry (src/core/config.cpp) is the only code that reads the
 environment: a getenv (or secure_getenv, environ) anywhere else in src/,
 tools/ or include/ fails this test, and so does a Python tool that reads a
 PATCOLL_* variable the registry does not declare. patcoll-info --parsable
-prints the registry; the README's configuration table must list exactly
-its variables.
+prints the registry; the configuration tables of the README and of
+docs/guide/configuration.md must list exactly its variables, with its
+defaults.
 
 usage: config_registry.py --source DIR --info PATH-TO-patcoll-info
 """
@@ -21,6 +22,7 @@ PYTHON_READ = re.compile(r"os\.(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*['\"]
 README_ROW = re.compile(r"^\|\s*`PATCOLL_")
 NAME = re.compile(r"`(PATCOLL_[A-Z0-9_]+)`")
 REGISTRY = os.path.join("src", "core", "config.cpp")
+TABLES = ("README.md", os.path.join("docs", "guide", "configuration.md"))
 
 
 def registry_variables(info):
@@ -67,28 +69,30 @@ def main():
                         if match.group(1) not in variables:
                             failures.append(f"{relative}: reads {match.group(1)}, which the registry does not declare")
 
-    # README rows: | `NAME`[, `NAME`...] | default | meaning |
-    in_readme = {}
-    with open(os.path.join(args.source, "README.md"), encoding="utf-8") as f:
-        for line in f:
-            if README_ROW.match(line):
-                cells = [c.strip() for c in line.strip().strip("|").split("|")]
-                default = cells[1].strip("`") if len(cells) > 2 else "?"
-                for name in NAME.findall(cells[0]):
-                    in_readme[name] = "" if default == "unset" else default
-    for v, default in variables.items():
-        if v not in in_readme:
-            failures.append(f"README.md's configuration table lacks {v} (patcoll-info lists it)")
-        elif in_readme[v] != default:
-            failures.append(f"README.md says {v} defaults to '{in_readme[v]}', the registry '{default}'")
-    for v in in_readme:
-        if v not in variables:
-            failures.append(f"README.md's configuration table lists {v}, which the registry does not declare")
+    # Configuration tables (the README's and the guide's page), rows:
+    # | `NAME`[, `NAME`...] | default | meaning |
+    for page in TABLES:
+        in_table = {}
+        with open(os.path.join(args.source, page), encoding="utf-8") as f:
+            for line in f:
+                if README_ROW.match(line):
+                    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                    default = cells[1].strip("`") if len(cells) > 2 else "?"
+                    for name in NAME.findall(cells[0]):
+                        in_table[name] = "" if default == "unset" else default
+        for v, default in variables.items():
+            if v not in in_table:
+                failures.append(f"{page}'s configuration table lacks {v} (patcoll-info lists it)")
+            elif in_table[v] != default:
+                failures.append(f"{page} says {v} defaults to '{in_table[v]}', the registry '{default}'")
+        for v in in_table:
+            if v not in variables:
+                failures.append(f"{page}'s configuration table lists {v}, which the registry does not declare")
 
     for failure in failures:
         print("FAIL", failure)
     if not failures:
-        print(f"config_registry: {len(variables)} variables, one reader, README table in step")
+        print(f"config_registry: {len(variables)} variables, one reader, README and docs/guide/configuration.md tables in step")
     return 1 if failures else 0
 
 

@@ -2,6 +2,7 @@
 import json
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -107,6 +108,42 @@ class PlotTest(unittest.TestCase):
     def test_command_line_needs_an_output(self):
         with self.assertRaises(SystemExit):
             plot.main(["x.jsonl"])
+
+
+class PlotWithoutNumpyTest(unittest.TestCase):
+    """plot.py under a python that cannot import numpy or matplotlib: a
+    directory first on PYTHONPATH whose numpy and matplotlib raise
+    ImportError on import."""
+
+    def run_plot(self, *args):
+        with tempfile.TemporaryDirectory() as shim:
+            for name in ("numpy", "matplotlib"):
+                os.mkdir(os.path.join(shim, name))
+                with open(os.path.join(shim, name, "__init__.py"), "w") as f:
+                    f.write("raise ImportError('No module named %s (test shim)')\n" % name)
+            env = dict(os.environ, PYTHONPATH=shim)
+            check = subprocess.run([sys.executable, "-c", "import numpy"], env=env, capture_output=True)
+            self.assertNotEqual(check.returncode, 0, "the shim must hide numpy")
+            return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "plot.py")] + list(args),
+                                  env=env, capture_output=True, text=True, timeout=60)
+
+    def test_help_works_without_numpy(self):
+        result = self.run_plot("--help")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("usage:", result.stdout)
+        self.assertNotIn("Traceback", result.stderr)
+
+    def test_drawing_without_numpy_is_one_line_and_exit_code_2(self):
+        with tempfile.TemporaryDirectory() as d:
+            data = os.path.join(d, "in.jsonl")
+            with open(data, "w") as f:
+                f.write(json.dumps(record("reduce", "native", 10, 0.0, 0, 1.0)) + "\n")
+            result = self.run_plot(data, "-o", os.path.join(d, "out.png"))
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertNotIn("Traceback", result.stderr)
+        lines = result.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertIn("numpy", lines[0])
 
 
 if __name__ == "__main__":

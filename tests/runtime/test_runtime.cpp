@@ -8,7 +8,7 @@
 // 50% of a phase of two sleeps of h the prediction is at least 2h; its
 // error (the difference of the two halves' oversleep) is only required to
 // stay below the measured length itself (a gross-error check, not a timing
-// claim: the measured accuracy is in docs/runtime.md).
+// claim: the measured accuracy is in docs/results/runtime.md).
 // The order check compares only the earliest and the latest rank (45 ms
 // apart), not neighbours. The lower bound holds in every iteration (sleeps
 // never undershoot); the gross-error and order checks, which a loaded

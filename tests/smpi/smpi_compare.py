@@ -20,7 +20,7 @@ checks, on the simulated 16-node Tryton cluster:
    whose ranks arrive spread over 1 ms, in segments below the 64 KiB eager
    limit, takes the run time patcoll-sim predicts for the same Programs
    (within 3 %; with eager sends the senders ran ahead and shared their
-   links: +55 % for this PAP, docs/reproductions.md).
+   links: +55 % for this PAP, docs/results/reproductions.md).
 
     smpi_compare.py --root SRC --build-dir DIR --bench-list BIN --sim BIN
 """
@@ -71,7 +71,7 @@ def main():
     smpi = [os.path.join(args.root, "scripts", "smpi.sh"), "--build-dir", args.build_dir]
 
     # The build first, on its own, so the log shows build and run times apart
-    # (docs/smpi.md: the test's time budget).
+    # (docs/results/smpi.md: the test's time budget).
     p = run(smpi + ["--platform", "tryton16", "-np", "1", "--", "--version"])
     if p.returncode != 0:
         fail("the SMPI variant does not build or run (exit %d)" % p.returncode)

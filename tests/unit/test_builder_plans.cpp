@@ -2,7 +2,7 @@
 // per-parameter plan once, build_rank once per call, and both give the same
 // Programs; one rank's Program is O(its steps), so the scatter/gather
 // engines build every rank of P = 10^6 from one plan (counted here, not
-// timed; docs/builders.md has the timings).
+// timed; docs/results/builders.md has the timings).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -147,7 +147,7 @@ TEST(Clairvoyant, BalancedLengthForNonPowersOfTwoIsAtMostOneRoundMore) {
   // Beyond [M] §5.4: for P not a power of two the formula mostly holds but
   // not always: P = 21, 41, 53, 73, 77, 81, 105, 117, … take one round more
   // from some N on (P = 21 from N = 7: N = 8 takes 13 rounds, not 12; the
-  // sweep is in docs/generators.md). Never more than one. The root does not
+  // sweep is in docs/results/generators.md). Never more than one. The root does not
   // matter.
   int exceptions = 0;
   for (int procs = 2; procs <= 40; ++procs)

@@ -1,4 +1,4 @@
-// Facts of allreduce/clairvoyant (docs/clairvoyant-allreduce.md): the fold
+// Facts of allreduce/clairvoyant (docs/results/clairvoyant-allreduce.md): the fold
 // is proved correct by the validator for every plan shape, P, count and PAT
 // vector (right or wrong); balanced PATs give the best classic algorithm
 // itself; one late rank is folded in at about one m-byte transfer after it
@@ -149,7 +149,7 @@ TEST(AllreduceClairvoyant, FoldBroadcastsTheLateVectorDownTwoTreesAndStreamsTheG
 }
 
 TEST(AllreduceClairvoyant, ReduceFirstGroupReducesToTheTreeRootsAndTheFoldSpreadsTheFinalSegments) {
-  // The worked example of docs/clairvoyant-allreduce.md with the plan
+  // The worked example of docs/results/clairvoyant-allreduce.md with the plan
   // {1, two_tree_reduce, N = 3}: P = 4, rank 2 late, group (0, 1, 3).
   // Reduce (the trees reversed): segments 0 and 2 up tree 0 to rank 1
   // (from ranks 0 and 3), segment 1 up tree 1 to rank 0 (from 3 and 1).
@@ -275,7 +275,7 @@ TEST(AllreduceClairvoyant, NonCommutativeOpsAreRefused) {
 // One late rank on the tryton48 model ([PA] Table 3's cluster: α = 22 µs,
 // β = 8 ns/B, γ = 0), 48 ranks, 1 M floats, late by the balanced ring time:
 // after it arrives the fold costs at most (N + F)(α + (m/N)(β+γ)) with
-// F = 2⌈log2(n + 1)⌉ − 1 = 11 (docs/clairvoyant-allreduce.md; at the
+// F = 2⌈log2(n + 1)⌉ − 1 = 11 (docs/results/clairvoyant-allreduce.md; at the
 // optimal N = sqrt(F·m(β+γ)/α) that is m(β+γ) + 2·sqrt(F·m(β+γ)α) + Fα):
 // within 1.25 m-byte transfers (1.38 with the first version's chain, F = n − 1).
 TEST(AllreduceClairvoyant, OneLateRankIsFoldedInOneTransferPlusALogDepthFill) {

@@ -200,7 +200,7 @@ TEST(BiGreedy, LowerLangouFig8SixteenProcessesFiveSegmentsMatchTheReverseBroadca
 TEST(BiGreedy, ConjecturedLengthCeilLog2PPlusQMinusOneHoldsWhereChecked) {
   // [LL] conjecture: bi_greedy is as fast as a reverse optimal broadcast,
   // ⌈log2 p⌉ + q − 1 rounds of t_comm + t_comp. It holds for every p ≤ 64,
-  // q ≤ 24 here (and in the wider sweep of docs/generators.md) with equal
+  // q ≤ 24 here (and in the wider sweep of docs/results/generators.md) with equal
   // arrivals; no counterexample found.
   for (auto [comm, comp] : std::vector<std::pair<double, double>>{{2, 1}, {1, 0}, {2.5, 0.7}})
     for (int p = 2; p <= 64; ++p)

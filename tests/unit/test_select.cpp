@@ -1,4 +1,4 @@
-// `auto` with an arrival pattern (select.hpp): the facts of docs/selection.md.
+// `auto` with an arrival pattern (select.hpp): the facts of docs/results/selection.md.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -203,7 +203,7 @@ TEST(Select, ANewPatternIsSimulatedAtMostOncePerPeriodCalls) {
   EXPECT_EQ(selector.simulations(), 3u);
 }
 
-// Measured feedback (docs/adaptive.md): the rule and its bookkeeping.
+// Measured feedback (docs/results/adaptive.md): the rule and its bookkeeping.
 
 TEST(SelectFeedback, TheMeasuredTailIsTheMedianOfTheKeptMeasurements) {
   EXPECT_DOUBLE_EQ(measured_tail(std::vector<double>{3e-3, 1e-3, 2e-3}), 2e-3);
@@ -407,7 +407,7 @@ TEST(SelectFeedback, AMeasurementOfAnUnknownPatternIsIgnored) {
   EXPECT_TRUE(selector.select(call(Collective::reduce, 8, 1 << 20)).pattern.empty());
 }
 
-// Jitter and drift (docs/adaptive.md, "Measured feedback"): a pattern whose
+// Jitter and drift (docs/results/adaptive.md, "Measured feedback"): a pattern whose
 // quantised vector changes every call, a machine whose speed changes.
 
 // Alternating arrivals (odd ranks late by about `delay`), the late ranks
@@ -652,7 +652,7 @@ TEST(SelectFeedback, AnErrorThatAddsTheSameToEveryAlgorithmChangesNoRanking) {
   // Under random delays with history PATs auto plans on the average of
   // earlier iterations, and the measurement subtracts the predicted lags,
   // not this call's actual ones: every measured tail carries about the same
-  // extra wait whatever ran (docs/adaptive.md, "Measured feedback"). Learned
+  // extra wait whatever ran (docs/results/adaptive.md, "Measured feedback"). Learned
   // on one pattern and applied to another, such an error must not turn the
   // model's ranking round. Here the machine is the model plus a wait of
   // twice the balanced time. The shape first sees rank 7 late by a quarter

@@ -294,7 +294,7 @@ TEST(LoweryLangouTable3, BinaryFormulaBoundsTheFullDuplexTime) {
 }
 
 TEST(LoweryLangouTable3, BiGreedyTakesLog2PPlusQMinusOneRounds) {
-  // [LL]'s conjecture; docs/reproductions.md reports the sweep.
+  // [LL]'s conjecture; docs/results/reproductions.md reports the sweep.
   REQUIRE_ALGORITHM(bi_greedy, Collective::reduce, "bi_greedy");
   const CostModel cost{50000.0, 6.0, 1.0};
   for (int procs : {4, 5, 8, 16, 32, 64})
@@ -316,7 +316,7 @@ const CostModel kPs{1e-5, 1e-9, 0.0};
 // [PS] counts the root's messages one after another (plain Hockney, no
 // full-duplex overlap): its equations are those of the unidirectional
 // model. (In full duplex, ls/sls overlap the next leaf's sync with the
-// current leaf's data and save (P−2)α; docs/reproductions.md.)
+// current leaf's data and save (P−2)α; docs/results/reproductions.md.)
 constexpr PortModel kPsPorts = PortModel::unidirectional;
 SimulateOptions ps_options() {
   SimulateOptions options;
@@ -581,7 +581,7 @@ TEST(GeneratorsVsSimulator, UniGreedyProgramsFinishWhenTheGeneratorSaysInTheUnid
 // a receive start while a send of an earlier round is still going on; the
 // Programs put the two in one step (rank_steps). As two steps the receive
 // waited for the send's end, and the Programs ran up to 1.45× longer than
-// predicted here, 3.8× at P = 100 with 64 segments (docs/reproductions.md).
+// predicted here, 3.8× at P = 100 with 64 segments (docs/results/reproductions.md).
 TEST(GeneratorsVsSimulator, BiGreedyProgramsFinishWhenTheGeneratorSaysInTheFullDuplexModel) {
   check_greedy_completion("bi_greedy", bi_greedy, PortModel::full_duplex, 1.0 / 65536);
 }
@@ -590,7 +590,7 @@ TEST(GeneratorsVsSimulator, BiGreedyProgramsFinishWhenTheGeneratorSaysInTheFullD
 // Clairvoyant Programs finish exactly when the schedule says: after
 // (last round + 1)·d. (With PATs between round boundaries a process may
 // join a round that began before it arrived — the a_i < t + d rule — and
-// the execution is later than the schedule; docs/reproductions.md.)
+// the execution is later than the schedule; docs/results/reproductions.md.)
 TEST(GeneratorsVsSimulator, ClairvoyantWithRoundAlignedPatsFinishesWhenTheScheduleSays) {
   REQUIRE_ALGORITHM(clairvoyant, Collective::reduce, "clairvoyant");
   std::mt19937_64 rng(3);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Table of patcoll-bench JSON files for docs/adaptive.md: per collective and
+"""Table of patcoll-bench JSON files for docs/results/adaptive.md: per collective and
 pattern, the median run time of native and auto, their ratio, the spread
 (interquartile range of auto/native per iteration), what auto chose, and the
 bound row. Usage: adaptive_table.py FILE.json [...]"""

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The papers' remaining model items with patcoll-sim (issue 13 item 6).
 
-usage: reproduce_models.py --sim build/bin/patcoll-sim [--out docs/img] [--only NAME,...]
+usage: reproduce_models.py --sim build/bin/patcoll-sim [--out docs/results/img] [--only NAME,...]
 
-Sections (docs/reproductions.md quotes the Markdown this prints; PNGs go to --out):
+Sections (docs/results/reproductions.md quotes the Markdown this prints; PNGs go to --out):
   m_table1   [M] Table 1: the lower bounds (latency, bandwidth, computation) of
              reduce and gather, against every algorithm's three terms, each
              simulated alone (the other two parameters zero)
@@ -424,7 +424,7 @@ SECTIONS = {"m_table1": m_table1, "ll_table2": ll_table2, "m_fig6": m_fig6, "m_t
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sim", required=True)
-    parser.add_argument("--out", default="docs/img")
+    parser.add_argument("--out", default="docs/results/img")
     parser.add_argument("--only", default=",".join(SECTIONS))
     args = parser.parse_args()
     rs.SIM, rs.OUT = args.sim, args.out

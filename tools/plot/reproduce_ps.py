@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """[PS] Proficz 2020, Fig. 14 / Fig. 15 in the α-β-γ model (patcoll-sim).
 
-usage: reproduce_ps.py --sim build/bin/patcoll-sim [--out docs/img] [--seeds 20]
+usage: reproduce_ps.py --sim build/bin/patcoll-sim [--out docs/results/img] [--seeds 20]
 
 Emulated 1 Gb/s cluster of [PS] §5 / [PA]: P = 48, α = 50 µs,
 β = 8 ns/B, γ = 0 (scatter/gather combine nothing), total data 2 M floats

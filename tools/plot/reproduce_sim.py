@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Model reproductions of the papers' figures with patcoll-sim.
 
-usage: reproduce_sim.py --sim build/bin/patcoll-sim [--out docs/img] [--only NAME,...] [--quick]
+usage: reproduce_sim.py --sim build/bin/patcoll-sim [--out docs/results/img] [--only NAME,...] [--quick]
 
 Runs the simulator (the catalogue's real Programs in the α-β-γ model),
 writes one PNG per figure into --out and prints the numbers that
-docs/reproductions.md quotes as Markdown. Sections: m_table3, m_fig10,
+docs/results/reproductions.md quotes as Markdown. Sections: m_table3, m_fig10,
 m_fig12, ll_fig4, ll_fig5, ll_fig6, ll_bigreedy, pa_onelate.
 """
 import argparse
@@ -387,7 +387,7 @@ def main():
     global SIM, OUT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sim", required=True)
-    parser.add_argument("--out", default="docs/img")
+    parser.add_argument("--out", default="docs/results/img")
     parser.add_argument("--only", default=",".join(SECTIONS))
     parser.add_argument("--quick", action="store_true", help="smaller Fig. 5 grid")
     args = parser.parse_args()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The papers' experimental tables with the real library under SimGrid SMPI.
 
-usage: reproduce_smpi.py [--smpi scripts/smpi.sh] [--out docs/img] [--work DIR]
+usage: reproduce_smpi.py [--smpi scripts/smpi.sh] [--out docs/results/img] [--work DIR]
                          [--only pa3,pa4,ps,m4,m12,po,scale] [--reuse] > numbers.md
 
 Runs patcoll-bench through scripts/smpi.sh on the simulated clusters

@@ -4,7 +4,7 @@
 # models, non-commutative runs, the schedule-based reduces at P = 2000, and
 # timelines. Writes OUT_DIR/{sweep.csv,timeline-*.csv} with the wall-clock
 # columns (build_seconds, simulate_seconds) removed, so two builds of
-# patcoll-sim can be compared with `diff -r` (docs/builders.md: a change to
+# patcoll-sim can be compared with `diff -r` (docs/results/builders.md: a change to
 # the simulator or a builder must leave every simulated time unchanged).
 #   tools/sim/identity_sweep.sh PATH/TO/patcoll-sim OUT_DIR
 set -euo pipefail

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mpi/call.hpp"
+#include "mpi/signature.hpp"
 #include "core/algorithm.hpp"
 #include "mpi/comm_cache.hpp"
 #include "mpi/datatype.hpp"
@@ -28,24 +29,6 @@ bool parse_collective_name(const char *text, Collective &out) {
   return text && core::parse_collective(text, out);
 }
 
-// The caller's return address: the call site whose arrival history the
-// call joins (PATCOLL_PATS=history).
-#define PATCOLL_CALL_SITE __builtin_return_address(0)
-
-int reduction(Collective collective, const char *algorithm, const void *sendbuf, void *recvbuf, int count,
-              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const void *site) {
-  return blocking_call(NativeCall{collective, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, root, comm},
-                       algorithm, site, Caller::api);
-}
-
-int movement(Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
-             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-             const void *site) {
-  return blocking_call(
-      NativeCall{collective, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm},
-      algorithm, site, Caller::api);
-}
-
 }  // namespace
 }  // namespace patcoll::mpi
 
@@ -54,39 +37,20 @@ using patcoll::core::Collective;
 
 extern "C" {
 
-int PAT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-               MPI_Comm comm) {
-  return reduction(Collective::reduce, nullptr, sendbuf, recvbuf, count, datatype, op, root, comm, PATCOLL_CALL_SITE);
-}
-int PAT_Reduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                    MPI_Op op, int root, MPI_Comm comm) {
-  return reduction(Collective::reduce, algorithm, sendbuf, recvbuf, count, datatype, op, root, comm, PATCOLL_CALL_SITE);
-}
-int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return reduction(Collective::allreduce, nullptr, sendbuf, recvbuf, count, datatype, op, 0, comm, PATCOLL_CALL_SITE);
-}
-int PAT_Allreduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return reduction(Collective::allreduce, algorithm, sendbuf, recvbuf, count, datatype, op, 0, comm, PATCOLL_CALL_SITE);
-}
-int PAT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return movement(Collective::scatter, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, PATCOLL_CALL_SITE);
-}
-int PAT_Scatter_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return movement(Collective::scatter, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                  comm, PATCOLL_CALL_SITE);
-}
-int PAT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-               MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return movement(Collective::gather, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, PATCOLL_CALL_SITE);
-}
-int PAT_Gather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return movement(Collective::gather, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                  comm, PATCOLL_CALL_SITE);
-}
+// PAT_<Coll> and PAT_<Coll>_with of every collective (core/collectives.def,
+// signatures in mpi/signature.hpp). The caller's return address is the call
+// site whose arrival history the call joins (PATCOLL_PATS=history).
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind)                                                      \
+  int PAT_##Name(PATCOLL_PARAMS_##kind) {                                                               \
+    return blocking_call(PATCOLL_CALL_##kind(Collective::name), nullptr, __builtin_return_address(0),   \
+                         Caller::api);                                                                  \
+  }                                                                                                     \
+  int PAT_##Name##_with(const char *algorithm, PATCOLL_PARAMS_##kind) {                                 \
+    return blocking_call(PATCOLL_CALL_##kind(Collective::name), algorithm, __builtin_return_address(0), \
+                         Caller::api);                                                                  \
+  }
+#include "core/collectives.def"
+#undef PATCOLL_COLLECTIVE
 
 int PAT_Set_algorithm(MPI_Comm comm, const char *collective, const char *name) {
   set_last_error({});

@@ -32,6 +32,21 @@ constexpr CollectiveTraits kTraits[] = {
 };
 static_assert(std::size(kTraits) == kCollectiveCount, "one row per collective");
 
+// The list the surface above core is generated from (collectives.def): the
+// same collectives in the same order.
+constexpr Collective kListed[] = {
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind) Collective::name,
+#include "collectives.def"
+#undef PATCOLL_COLLECTIVE
+};
+static_assert(std::size(kListed) == kCollectiveCount, "collectives.def lists every collective");
+constexpr bool listed_in_order() {
+  for (int i = 0; i < kCollectiveCount; ++i)
+    if (kListed[i] != kTraits[i].collective || static_cast<int>(kListed[i]) != i) return false;
+  return true;
+}
+static_assert(listed_in_order(), "collectives.def is in core::Collective's order, as the traits rows");
+
 }  // namespace
 
 std::int64_t CollectiveTraits::elements(Buffer buffer, bool is_root, std::int64_t count, int procs) const {

@@ -5,6 +5,7 @@
 
 #include "dispatch.hpp"
 #include "error.hpp"
+#include "signature.hpp"
 
 namespace patcoll::mpi {
 namespace {
@@ -23,30 +24,22 @@ void track(Handle *handle, bool active) {
 
 int native_blocking(const NativeCall &c) {
   switch (c.collective) {
-    case core::Collective::reduce:
-      return PMPI_Reduce(c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.root, c.comm);
-    case core::Collective::allreduce:
-      return PMPI_Allreduce(c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.comm);
-    case core::Collective::scatter:
-      return PMPI_Scatter(c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount, c.recvtype, c.root, c.comm);
-    case core::Collective::gather:
-      return PMPI_Gather(c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount, c.recvtype, c.root, c.comm);
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind) \
+  case core::Collective::name:                     \
+    return PMPI_##Name(PATCOLL_PMPI_ARGS_##kind(c));
+#include "core/collectives.def"
+#undef PATCOLL_COLLECTIVE
   }
   return MPI_ERR_INTERN;
 }
 
 int native_start(const NativeCall &c, MPI_Request *request) {
   switch (c.collective) {
-    case core::Collective::reduce:
-      return PMPI_Ireduce(c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.root, c.comm, request);
-    case core::Collective::allreduce:
-      return PMPI_Iallreduce(c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.comm, request);
-    case core::Collective::scatter:
-      return PMPI_Iscatter(c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount, c.recvtype, c.root, c.comm,
-                           request);
-    case core::Collective::gather:
-      return PMPI_Igather(c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount, c.recvtype, c.root, c.comm,
-                          request);
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind) \
+  case core::Collective::name:                     \
+    return PMPI_I##name(PATCOLL_PMPI_ARGS_##kind(c), request);
+#include "core/collectives.def"
+#undef PATCOLL_COLLECTIVE
   }
   return MPI_ERR_INTERN;
 }

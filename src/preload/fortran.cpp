@@ -44,65 +44,54 @@ void set_error(MPI_Fint *ierror, int rc) {
   if (ierror) *ierror = static_cast<MPI_Fint>(rc);  // the f08 ierror is OPTIONAL (NULL when absent)
 }
 
-void fortran_reduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
-                    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror, const void *site) {
-  set_error(ierror, patcoll::preload::shim_reduce(c_buffer(sendbuf), c_buffer(recvbuf), static_cast<int>(*count),
-                               MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), static_cast<int>(*root),
-                               MPI_Comm_f2c(*comm), site));
-}
-
-void fortran_allreduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
-                       MPI_Fint *comm, MPI_Fint *ierror, const void *site) {
-  set_error(ierror, patcoll::preload::shim_allreduce(c_buffer(sendbuf), c_buffer(recvbuf), static_cast<int>(*count),
-                                  MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), site));
-}
-
-void fortran_scatter(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
-                     MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror, const void *site) {
-  set_error(ierror, patcoll::preload::shim_scatter(c_buffer(sendbuf), static_cast<int>(*sendcount), MPI_Type_f2c(*sendtype),
-                                c_buffer(recvbuf), static_cast<int>(*recvcount), MPI_Type_f2c(*recvtype),
-                                static_cast<int>(*root), MPI_Comm_f2c(*comm), site));
-}
-
-void fortran_gather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
-                    MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror, const void *site) {
-  set_error(ierror, patcoll::preload::shim_gather(c_buffer(sendbuf), static_cast<int>(*sendcount), MPI_Type_f2c(*sendtype),
-                               c_buffer(recvbuf), static_cast<int>(*recvcount), MPI_Type_f2c(*recvtype),
-                               static_cast<int>(*root), MPI_Comm_f2c(*comm), site));
-}
+using patcoll::mpi::NativeCall;
 
 }  // namespace
 
-// Every name Open MPI's Fortran libraries export for these four calls
+// Each signature kind of core/collectives.def in Fortran: the arguments (all
+// by reference, handles as MPI_Fint, the optional ierror last) and the
+// NativeCall they make.
+#define PATCOLL_FORTRAN_PARAMS_rooted_reduction \
+  void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *root, MPI_Fint *c, MPI_Fint *e
+#define PATCOLL_FORTRAN_CALL_rooted_reduction(coll)                                                        \
+  NativeCall {                                                                                             \
+    coll, c_buffer(s), c_buffer(r), static_cast<int>(*n), 0, MPI_Type_f2c(*t), MPI_DATATYPE_NULL,          \
+        MPI_Op_f2c(*o), static_cast<int>(*root), MPI_Comm_f2c(*c)                                          \
+  }
+#define PATCOLL_FORTRAN_PARAMS_reduction \
+  void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *c, MPI_Fint *e
+#define PATCOLL_FORTRAN_CALL_reduction(coll)                                                               \
+  NativeCall {                                                                                             \
+    coll, c_buffer(s), c_buffer(r), static_cast<int>(*n), 0, MPI_Type_f2c(*t), MPI_DATATYPE_NULL,          \
+        MPI_Op_f2c(*o), 0, MPI_Comm_f2c(*c)                                                                \
+  }
+#define PATCOLL_FORTRAN_PARAMS_rooted_movement                                                             \
+  void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *c,    \
+      MPI_Fint *e
+#define PATCOLL_FORTRAN_CALL_rooted_movement(coll)                                                         \
+  NativeCall {                                                                                             \
+    coll, c_buffer(s), c_buffer(r), static_cast<int>(*sn), static_cast<int>(*rn), MPI_Type_f2c(*st),       \
+        MPI_Type_f2c(*rt), MPI_OP_NULL, static_cast<int>(*root), MPI_Comm_f2c(*c)                          \
+  }
+
+// Every name Open MPI's Fortran libraries export for a collective
 // (nm -D libmpi_mpifh.so: MPI_REDUCE, mpi_reduce, mpi_reduce_, mpi_reduce__;
 // libmpi_usempif08.so: mpi_reduce_f08_), all with the same arguments.
-#define PATCOLL_FORTRAN_NAMES(X, upper, lower) X(upper) X(lower) X(lower##_) X(lower##__) X(lower##_f08_)
-
-#define PATCOLL_REDUCE_ENTRY(name)                                                                          \
-  void name(void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *root, MPI_Fint *c,          \
-            MPI_Fint *e) {                                                                                  \
-    fortran_reduce(s, r, n, t, o, root, c, e, __builtin_return_address(0));                                                           \
+#define PATCOLL_FORTRAN_ENTRY(entry, name, kind)                                                           \
+  void entry(PATCOLL_FORTRAN_PARAMS_##kind) {                                                              \
+    set_error(e, patcoll::preload::serve_call(PATCOLL_FORTRAN_CALL_##kind(patcoll::core::Collective::name), \
+                                              __builtin_return_address(0)));                               \
   }
-#define PATCOLL_ALLREDUCE_ENTRY(name)                                                                       \
-  void name(void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *c, MPI_Fint *e) {            \
-    fortran_allreduce(s, r, n, t, o, c, e, __builtin_return_address(0));                                                              \
-  }
-#define PATCOLL_SCATTER_ENTRY(name)                                                                         \
-  void name(void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *root,       \
-            MPI_Fint *c, MPI_Fint *e) {                                                                     \
-    fortran_scatter(s, sn, st, r, rn, rt, root, c, e, __builtin_return_address(0));                                                   \
-  }
-#define PATCOLL_GATHER_ENTRY(name)                                                                          \
-  void name(void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *root,       \
-            MPI_Fint *c, MPI_Fint *e) {                                                                     \
-    fortran_gather(s, sn, st, r, rn, rt, root, c, e, __builtin_return_address(0));                                                    \
-  }
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind)      \
+  PATCOLL_FORTRAN_ENTRY(MPI_##NAME, name, kind)         \
+  PATCOLL_FORTRAN_ENTRY(mpi_##name, name, kind)         \
+  PATCOLL_FORTRAN_ENTRY(mpi_##name##_, name, kind)      \
+  PATCOLL_FORTRAN_ENTRY(mpi_##name##__, name, kind)     \
+  PATCOLL_FORTRAN_ENTRY(mpi_##name##_f08_, name, kind)
 
 extern "C" {
-PATCOLL_FORTRAN_NAMES(PATCOLL_REDUCE_ENTRY, MPI_REDUCE, mpi_reduce)
-PATCOLL_FORTRAN_NAMES(PATCOLL_ALLREDUCE_ENTRY, MPI_ALLREDUCE, mpi_allreduce)
-PATCOLL_FORTRAN_NAMES(PATCOLL_SCATTER_ENTRY, MPI_SCATTER, mpi_scatter)
-PATCOLL_FORTRAN_NAMES(PATCOLL_GATHER_ENTRY, MPI_GATHER, mpi_gather)
+#include "core/collectives.def"
 }
+#undef PATCOLL_COLLECTIVE
 
 #endif  // OPEN_MPI

@@ -43,6 +43,7 @@
 #include "core/traits.hpp"
 #include "mpi/call.hpp"
 #include "mpi/comm_cache.hpp"
+#include "mpi/signature.hpp"
 #include "shim.hpp"
 #include "patcoll.h"
 
@@ -54,10 +55,6 @@ namespace configuration = core::config;
 // A collective's index is its core::Collective; names come from the traits
 // table and the configuration registry (literals: null-terminated).
 constexpr int kCollectives = core::kCollectiveCount;
-constexpr int kReduce = static_cast<int>(core::Collective::reduce);
-constexpr int kAllreduce = static_cast<int>(core::Collective::allreduce);
-constexpr int kScatter = static_cast<int>(core::Collective::scatter);
-constexpr int kGather = static_cast<int>(core::Collective::gather);
 const char *coll_name(int c) { return core::traits(static_cast<core::Collective>(c)).name.data(); }
 const char *mpi_name(int c) { return core::traits(static_cast<core::Collective>(c)).mpi_name.data(); }
 const char *env_name(int c) {
@@ -254,29 +251,8 @@ int serve(int coll, const mpi::NativeCall &call, const void *site) {
 
 }  // namespace
 
-using core::Collective;
-
-int shim_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                MPI_Comm comm, const void *site) {
-  return serve(kReduce, {Collective::reduce, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, root, comm},
-               site);
-}
-int shim_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                   const void *site) {
-  return serve(kAllreduce,
-               {Collective::allreduce, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, 0, comm}, site);
-}
-int shim_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm comm, const void *site) {
-  return serve(kScatter,
-               {Collective::scatter, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm},
-               site);
-}
-int shim_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm, const void *site) {
-  return serve(kGather,
-               {Collective::gather, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm},
-               site);
+int serve_call(const mpi::NativeCall &call, const void *site) {
+  return serve(static_cast<int>(call.collective), call, site);
 }
 
 }  // namespace patcoll::preload
@@ -297,25 +273,13 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   return rc;
 }
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-               MPI_Comm comm) {
-  return shim_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, __builtin_return_address(0));
-}
-
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return shim_allreduce(sendbuf, recvbuf, count, datatype, op, comm, __builtin_return_address(0));
-}
-
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return shim_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                      __builtin_return_address(0));
-}
-
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-               MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return shim_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                     __builtin_return_address(0));
-}
+// MPI_<Coll> of every collective (core/collectives.def, signatures in
+// mpi/signature.hpp); the caller's return address is the call site.
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind)                                                             \
+  int MPI_##Name(PATCOLL_PARAMS_##kind) {                                                                      \
+    return serve_call(PATCOLL_CALL_##kind(patcoll::core::Collective::name), __builtin_return_address(0));      \
+  }
+#include "core/collectives.def"
+#undef PATCOLL_COLLECTIVE
 
 }  // extern "C"

@@ -1,18 +1,12 @@
-// The shim's collectives with the call site passed in (the C entry points
-// and the Fortran ones, fortran.cpp, take the caller's return address).
+// The shim's one entry for a collective call, with the call site passed in
+// (the C entry points of preload.cpp and the Fortran ones of fortran.cpp
+// take the caller's return address).
 #pragma once
 
-#include <mpi.h>
+#include "mpi/handle.hpp"
 
 namespace patcoll::preload {
 
-int shim_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                MPI_Comm comm, const void *site);
-int shim_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                   const void *site);
-int shim_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm comm, const void *site);
-int shim_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm, const void *site);
+int serve_call(const mpi::NativeCall &call, const void *site);
 
 }  // namespace patcoll::preload

@@ -1,0 +1,40 @@
+// The MPI signature kinds of core/collectives.def: for each kind, its
+// argument list (PATCOLL_PARAMS_<kind>, with the names the MPI standard
+// gives them), how those arguments make a NativeCall (PATCOLL_CALL_<kind>)
+// and how a NativeCall gives them back to the MPI library
+// (PATCOLL_PMPI_ARGS_<kind>). A new kind (broadcast, all-to-all, the
+// v-forms) is three macros here and its fields in NativeCall.
+#pragma once
+
+#include <mpi.h>
+
+#include "handle.hpp"
+
+// MPI_Reduce's.
+#define PATCOLL_PARAMS_rooted_reduction \
+  const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm
+#define PATCOLL_CALL_rooted_reduction(c)                                                              \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, root, comm                        \
+  }
+#define PATCOLL_PMPI_ARGS_rooted_reduction(n) n.sendbuf, n.recvbuf, n.sendcount, n.sendtype, n.op, n.root, n.comm
+
+// MPI_Allreduce's.
+#define PATCOLL_PARAMS_reduction \
+  const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm
+#define PATCOLL_CALL_reduction(c)                                                                     \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, 0, comm                           \
+  }
+#define PATCOLL_PMPI_ARGS_reduction(n) n.sendbuf, n.recvbuf, n.sendcount, n.sendtype, n.op, n.comm
+
+// MPI_Scatter's and MPI_Gather's.
+#define PATCOLL_PARAMS_rooted_movement                                                                \
+  const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,            \
+      MPI_Datatype recvtype, int root, MPI_Comm comm
+#define PATCOLL_CALL_rooted_movement(c)                                                               \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm            \
+  }
+#define PATCOLL_PMPI_ARGS_rooted_movement(n) \
+  n.sendbuf, n.sendcount, n.sendtype, n.recvbuf, n.recvcount, n.recvtype, n.root, n.comm

@@ -53,10 +53,12 @@ const Variable kVariables[] = {
      "PAT runtime predictor: edge, last, sma or sma:<k> (PAT_Set_predictor wins)", S::runtime, 0,
      "edge last sma sma:<k>"},
     {Var::pats, "PATCOLL_PATS", T::choice, "none",
-     "PAT source of the preload shim: history learns PATs from the call history", S::preload, 0, "none history"},
+     "PAT source of the library and the shim: history learns PATs from the call history, per communicator, "
+     "collective and call site",
+     S::library, 0, "none history"},
     {Var::verbose, "PATCOLL_VERBOSE", T::integer, "0",
      "1: rank 0 says every change of `auto`'s choice (predictions, PATs); the preload shim also says which "
-     "algorithm serves each collective and why; 2 adds the shim's history statistics",
+     "algorithm serves each collective and why; 2 adds the history statistics per communicator",
      S::library, 0},
     {Var::auto_feedback, "PATCOLL_AUTO_FEEDBACK", T::flag, "1",
      "1: `auto` measures each blocking call's time after the last arrival and drops a PAP-aware choice whose "
@@ -64,13 +66,13 @@ const Variable kVariables[] = {
      "each pattern to measure it; docs/adaptive.md); 0: the model's prediction alone decides",
      S::library},
     {Var::history_window, "PATCOLL_HISTORY_WINDOW", T::integer, "5",
-     "history PAT source: calls in the moving average", S::preload, 1},
+     "history PAT source: calls in the moving average", S::library, 1},
     {Var::history_period, "PATCOLL_HISTORY_PERIOD", T::integer, "8",
-     "history PAT source: calls between exchanges", S::preload, 1},
+     "history PAT source: calls between exchanges", S::library, 1},
     {Var::history_quantum, "PATCOLL_HISTORY_QUANTUM", T::seconds, "1e-5",
-     "history PAT source: PATs are rounded to multiples of this many seconds", S::preload},
+     "history PAT source: PATs are rounded to multiples of this many seconds", S::library},
     {Var::history_estimate, "PATCOLL_HISTORY_ESTIMATE", T::choice, "entry",
-     "history PAT source: entry (entry times on a common clock) or offset (exit->entry offsets)", S::preload, 0,
+     "history PAT source: entry (entry times on a common clock) or offset (exit->entry offsets)", S::library, 0,
      "entry offset"},
 };
 static_assert(std::size(kVariables) == kVariableCount, "one table row per Var");

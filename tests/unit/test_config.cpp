@@ -118,7 +118,7 @@ TEST(Config, EveryKindOfBadValueIsReported) {
   EXPECT_EQ(s[Var::predictor].text, "edge");
   EXPECT_EQ(s[Var::history_window].integer, 5);
   EXPECT_EQ(s.problems_of(Scope::runtime).size(), 1u);
-  EXPECT_EQ(s.problems_of(Scope::preload).size(), 4u);
+  EXPECT_EQ(s.problems_of(Scope::library).size(), 8u);  // the history's variables are the library's too
 }
 
 TEST(Config, AnEmptyValueIsUnset) {

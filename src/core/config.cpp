@@ -14,14 +14,14 @@ using S = Scope;
 using T = Type;
 
 const Variable kVariables[] = {
-    {Var::reduce, "PATCOLL_REDUCE", T::algorithm, "auto",
-     "MPI_Reduce algorithm when none is chosen in the program (patcoll-info lists them); the shim serves "
-     "MPI_Reduce with it, unset or `native` leaves MPI_Reduce to the MPI library",
-     S::library},
-    {Var::allreduce, "PATCOLL_ALLREDUCE", T::algorithm, "auto", "MPI_Allreduce algorithm (as PATCOLL_REDUCE)",
-     S::library},
-    {Var::scatter, "PATCOLL_SCATTER", T::algorithm, "auto", "MPI_Scatter algorithm (as PATCOLL_REDUCE)", S::library},
-    {Var::gather, "PATCOLL_GATHER", T::algorithm, "auto", "MPI_Gather algorithm (as PATCOLL_REDUCE)", S::library},
+// PATCOLL_<COLL>, one per row of collectives.def.
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind)                                                       \
+  {Var::name, "PATCOLL_" #NAME, T::algorithm, "auto",                                                    \
+   "MPI_" #Name " algorithm when none is chosen in the program (patcoll-info lists them); the shim serves " \
+   "MPI_" #Name " with it, unset or `native` leaves MPI_" #Name " to the MPI library",                   \
+   S::library},
+#include "collectives.def"
+#undef PATCOLL_COLLECTIVE
     {Var::segments, "PATCOLL_SEGMENTS", T::integer, "",
      "segment count N of the segmenting algorithms; unset: each algorithm's default (N_opt of [M] 5.2 for the "
      "schedule-based reduces); wins over PATCOLL_SEGMENT_BYTES; same on every rank, a bad value is MPI_ERR_ARG",
@@ -130,11 +130,12 @@ const char *environment(const char *name) { return std::getenv(name); }
 }  // namespace
 
 Var algorithm_variable(Collective collective) {
-  static_assert(static_cast<int>(Var::reduce) == static_cast<int>(Collective::reduce) &&
-                    static_cast<int>(Var::allreduce) == static_cast<int>(Collective::allreduce) &&
-                    static_cast<int>(Var::scatter) == static_cast<int>(Collective::scatter) &&
-                    static_cast<int>(Var::gather) == static_cast<int>(Collective::gather),
+  // collectives.def generates both enumerations in the same order.
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind)                                    \
+  static_assert(static_cast<int>(Var::name) == static_cast<int>(Collective::name), \
                 "the algorithm variables come first, in Collective's order");
+#include "collectives.def"
+#undef PATCOLL_COLLECTIVE
   return static_cast<Var>(static_cast<int>(collective));
 }
 

@@ -25,10 +25,10 @@ namespace patcoll::core::config {
 
 // One entry per variable, in the order of the table (and of patcoll-info).
 enum class Var : int {
-  reduce,             // PATCOLL_REDUCE
-  allreduce,          // PATCOLL_ALLREDUCE
-  scatter,            // PATCOLL_SCATTER
-  gather,             // PATCOLL_GATHER
+  // PATCOLL_<COLL> of every collective, first, in Collective's order
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind) name,
+#include "collectives.def"
+#undef PATCOLL_COLLECTIVE
   segments,           // PATCOLL_SEGMENTS
   segment_bytes,      // PATCOLL_SEGMENT_BYTES
   clairvoyant_join,   // PATCOLL_CLAIRVOYANT_JOIN

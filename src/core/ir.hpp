@@ -49,7 +49,13 @@
 
 namespace patcoll::core {
 
-enum class Collective : std::uint8_t { reduce, allreduce, scatter, gather };
+// One enumerator per row of collectives.def (the list the surface above
+// core is generated from).
+enum class Collective : std::uint8_t {
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind) name,
+#include "collectives.def"
+#undef PATCOLL_COLLECTIVE
+};
 
 std::string_view to_string(Collective);
 // false when `text` names no collective.

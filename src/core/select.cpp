@@ -7,25 +7,16 @@
 #include "cost.hpp"
 #include "pat.hpp"
 #include "simulate.hpp"
+#include "traits.hpp"
 
 namespace patcoll::core {
 
 std::vector<std::string_view> classic_candidates(const Params &params) {
   const std::int64_t bytes = params.count * params.element_bytes;
   const bool small = bytes < 16 * 1024 || params.count < params.procs;
-  switch (params.collective) {
-    case Collective::reduce:
-      if (small) return {"binomial", "linear"};
-      return {"rabenseifner", "binary", "binomial", "linear"};
-    case Collective::allreduce:
-      if (small) return {"recursive_doubling", "rabenseifner", "ring"};
-      return {"rabenseifner", "ring", "recursive_doubling"};
-    case Collective::scatter:
-    case Collective::gather:
-      if (small) return {"bnom", "lin"};
-      return {"lin", "bnom"};
-  }
-  return {};
+  const CollectiveTraits &t = traits(params.collective);
+  const std::span<const std::string_view> list = small ? t.classic_small : t.classic_large;
+  return {list.begin(), list.end()};
 }
 
 const Algorithm *classic_choice(const Params &params) {

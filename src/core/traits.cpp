@@ -11,24 +11,32 @@ using I = Indexing;
 using O = Contributors;
 using B = Buffer;
 
+// auto's classic candidates (small messages, large ones).
+constexpr std::string_view kReduceSmall[] = {"binomial", "linear"};
+constexpr std::string_view kReduceLarge[] = {"rabenseifner", "binary", "binomial", "linear"};
+constexpr std::string_view kAllreduceSmall[] = {"recursive_doubling", "rabenseifner", "ring"};
+constexpr std::string_view kAllreduceLarge[] = {"rabenseifner", "ring", "recursive_doubling"};
+constexpr std::string_view kMovementSmall[] = {"bnom", "lin"};
+constexpr std::string_view kMovementLarge[] = {"lin", "bnom"};
+
 // In Collective's order (traits() indexes by it).
 constexpr CollectiveTraits kTraits[] = {
     {Collective::reduce, "reduce", "MPI_Reduce", true, true, E::block, E::block, E::block, E::none,
      R::root, B::send, B::recv, false,
      B::send, R::every, I::element, O::holder,
-     R::root, I::element, O::every_rank},
+     R::root, I::element, O::every_rank, kReduceSmall, kReduceLarge},
     {Collective::allreduce, "allreduce", "MPI_Allreduce", false, true, E::block, E::block, E::block, E::block,
      R::every, B::send, B::recv, false,
      B::send, R::every, I::element, O::holder,
-     R::every, I::element, O::every_rank},
+     R::every, I::element, O::every_rank, kAllreduceSmall, kAllreduceLarge},
     {Collective::scatter, "scatter", "MPI_Scatter", true, false, E::whole, E::none, E::block, E::block,
      R::root, B::recv, B::send, true,
      B::send, R::root, I::element, O::root,
-     R::every, I::rank_block, O::root},
+     R::every, I::rank_block, O::root, kMovementSmall, kMovementLarge},
     {Collective::gather, "gather", "MPI_Gather", true, false, E::block, E::block, E::whole, E::none,
      R::root, B::send, B::recv, true,
      B::send, R::every, I::rank_block, O::holder,
-     R::root, I::element, O::index_block},
+     R::root, I::element, O::index_block, kMovementSmall, kMovementLarge},
 };
 static_assert(std::size(kTraits) == kCollectiveCount, "one row per collective");
 

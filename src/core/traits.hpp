@@ -62,6 +62,12 @@ struct CollectiveTraits {
   Indexing result_index;
   Contributors result_owner;
 
+  // `auto`'s classic rule without a PAT vector: the candidates in order of
+  // preference for small messages (under 16 KiB, or fewer elements than
+  // ranks) and for large ones; the first the call's restrictions allow wins
+  // (core::classic_choice). Catalogue names.
+  std::span<const std::string_view> classic_small, classic_large;
+
   // Elements of `buffer` (send or recv) at a rank.
   std::int64_t elements(Buffer buffer, bool is_root, std::int64_t count, int procs) const;
   // MPI_IN_PLACE applies at this rank.
@@ -70,6 +76,10 @@ struct CollectiveTraits {
 
 std::span<const CollectiveTraits> collectives();
 const CollectiveTraits &traits(Collective);
-inline constexpr int kCollectiveCount = 4;
+inline constexpr int kCollectiveCount = 0
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind) +1
+#include "collectives.def"
+#undef PATCOLL_COLLECTIVE
+    ;
 
 }  // namespace patcoll::core

@@ -186,6 +186,15 @@ std::string parse_real_list(const std::string &text, std::vector<double> &out, d
 Arguments::Arguments(std::string tool, std::string usage, int argc, char **argv, int first)
     : tool_(std::move(tool)), usage_(std::move(usage)), argc_(argc), argv_(argv), index_(first) {}
 
+Arguments::Arguments(std::string tool, std::string usage, int argc, char **argv, std::vector<Flag> table, int first)
+    : tool_(std::move(tool)), usage_(std::move(usage)), argc_(argc), argv_(argv), index_(first),
+      table_(std::move(table)) {}
+
+void Arguments::fail(const std::string &message) const {
+  if (throws_) throw BadArguments{message};
+  die(tool_, message);
+}
+
 bool Arguments::next(std::string &flag) {
   if (index_ >= argc_) return false;
   std::string word = argv_[index_++];
@@ -198,14 +207,23 @@ bool Arguments::next(std::string &flag) {
     std::cout << version_text(tool_);
     std::exit(0);
   }
-  if (word.size() < 2 || word[0] != '-') die(tool_, "unexpected argument " + quoted(word) + " (see --help)");
+  if (word.size() < 2 || word[0] != '-') fail("unexpected argument " + quoted(word) + " (see --help)");
   if (auto equals = word.find('='); word.rfind("--", 0) == 0 && equals != std::string::npos) {
     inline_value_ = word.substr(equals + 1);
     has_inline_value_ = true;
     word.erase(equals);
   }
-  flag_ = flag = word;
-  return true;
+  flag_ = spelled_ = flag = word;
+  if (table_.empty()) return true;
+  for (const Flag &f : table_) {
+    bool match = word == f.name;
+    for (const std::string &alias : split(f.aliases, ' ')) match |= !alias.empty() && word == alias;
+    if (!match) continue;
+    flag_ = flag = f.name;
+    if (!f.takes_value && has_inline_value_) fail(spelled_ + " takes no value");
+    return true;
+  }
+  unknown();
 }
 
 std::string Arguments::value() {
@@ -213,33 +231,33 @@ std::string Arguments::value() {
     has_inline_value_ = false;
     return inline_value_;
   }
-  if (index_ >= argc_) die(tool_, flag_ + " needs a value");
+  if (index_ >= argc_) fail(spelled_ + " needs a value");
   return argv_[index_++];
 }
 
-void Arguments::unknown() const { die(tool_, "unknown option " + quoted(flag_) + " (see --help)"); }
+void Arguments::unknown() const { fail("unknown option " + quoted(spelled_) + " (see --help)"); }
 
 std::int64_t Arguments::size(std::int64_t low, std::int64_t high) {
   std::int64_t out = 0;
-  if (std::string e = parse_size(value(), out, low, high); !e.empty()) die(tool_, flag_ + ": " + e);
+  if (std::string e = parse_size(value(), out, low, high); !e.empty()) fail_value(e);
   return out;
 }
 
 std::int64_t Arguments::integer(std::int64_t low, std::int64_t high) {
   std::int64_t out = 0;
-  if (std::string e = parse_integer(value(), out, low, high); !e.empty()) die(tool_, flag_ + ": " + e);
+  if (std::string e = parse_integer(value(), out, low, high); !e.empty()) fail_value(e);
   return out;
 }
 
 double Arguments::real(double low, bool low_open) {
   double out = 0;
-  if (std::string e = parse_real(value(), out, low, low_open); !e.empty()) die(tool_, flag_ + ": " + e);
+  if (std::string e = parse_real(value(), out, low, low_open); !e.empty()) fail_value(e);
   return out;
 }
 
 double Arguments::seconds() {
   double out = 0;
-  if (std::string e = parse_seconds(value(), out); !e.empty()) die(tool_, flag_ + ": " + e);
+  if (std::string e = parse_seconds(value(), out); !e.empty()) fail_value(e);
   return out;
 }
 

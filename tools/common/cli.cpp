@@ -183,6 +183,31 @@ std::string parse_real_list(const std::string &text, std::vector<double> &out, d
   });
 }
 
+std::string parse_procs(const std::string &text, std::vector<std::int64_t> &out, bool single) {
+  if (std::string e = parse_size_list(text, out, 1, kMaxProcs); !e.empty()) {
+    if (e.rfind("size ", 0) == 0) return "process count" + e.substr(4);  // "size 'x' is outside ..."
+    if (e.rfind("bad size ", 0) == 0)
+      return "bad process count" + e.substr(8, e.find(" (") - 8) + " (a whole number, 1 .. 2^20; ranges a:b:xK)";
+    return e;
+  }
+  if (single && out.size() != 1) return "one process count expected, got " + quoted(text);
+  return {};
+}
+
+std::string root_problem(std::int64_t root, std::int64_t procs) {
+  if (root >= 0 && root < procs) return {};
+  return "root " + std::to_string(root) + " is outside 0 .. " + std::to_string(procs - 1) + " (" +
+         std::to_string(procs) + " processes)";
+}
+
+std::string unknown_collective(const std::string &name) {
+  return "unknown collective " + quoted(name) + " (reduce, allreduce, scatter, gather)";
+}
+
+std::string unknown_algorithm(const std::string &name, const std::string &collectives) {
+  return "unknown algorithm " + quoted(name) + " for " + collectives + " (patcoll-info lists them)";
+}
+
 Arguments::Arguments(std::string tool, std::string usage, int argc, char **argv, int first)
     : tool_(std::move(tool)), usage_(std::move(usage)), argc_(argc), argv_(argv), index_(first) {}
 

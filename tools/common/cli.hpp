@@ -93,6 +93,17 @@ struct BadArguments {
   std::string message;
 };
 
+// The convention's shared values, the same words in every tool (the
+// caller puts the flag in front: "--procs: ...").
+//   P list (a single P where the tool takes one: `single`)
+std::string parse_procs(const std::string &text, std::vector<std::int64_t> &out, bool single = false);
+//   "" when 0 <= root < procs, else "R is outside 0 .. P-1"
+std::string root_problem(std::int64_t root, std::int64_t procs);
+//   "unknown collective 'x' (reduce, allreduce, scatter, gather)"
+std::string unknown_collective(const std::string &name);
+//   "unknown algorithm 'x' (patcoll-info lists them)", naming the collectives
+std::string unknown_algorithm(const std::string &name, const std::string &collectives);
+
 // Walks argv: flags with a value ("--flag VALUE" or "--flag=VALUE"),
 // switches, and --help / -h / --version, answered the same by every tool.
 class Arguments {

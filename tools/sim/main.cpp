@@ -391,7 +391,7 @@ int run(int argc, char **argv) {
   std::vector<Collective> collectives;
   for (const std::string &name : split(collective_list, ',')) {
     Collective c;
-    if (!parse_collective(name, c)) fail("--coll: unknown collective '" + name + "' (reduce, allreduce, scatter, gather)");
+    if (!parse_collective(name, c)) fail("--coll: " + patcoll::cli::unknown_collective(name));
     collectives.push_back(c);
   }
   auto bound_applies = [](Collective c) { return c == Collective::reduce || c == Collective::allreduce; };
@@ -413,13 +413,14 @@ int run(int argc, char **argv) {
           selected.push_back(a), anywhere = true;
         }
       }
-      if (!anywhere) fail("--alg: unknown algorithm '" + name + "' (see --list)");
+      if (!anywhere) fail("--alg: " + patcoll::cli::unknown_algorithm(name, collective_list));
     }
   }
   if (selected.empty() && bound_rows.empty()) fail("--alg: no algorithm selected");
 
   // P = 1 .. 2^20 (all ranks' Programs are built: more does not fit in memory).
-  const auto procs_list = ::size_list("--procs", procs_text, 1, patcoll::cli::kMaxProcs);
+  std::vector<std::int64_t> procs_list;
+  if (const std::string e = patcoll::cli::parse_procs(procs_text, procs_list); !e.empty()) fail("--procs: " + e);
   const bool by_count = !count_text.empty();
   const auto size_list = ::size_list(by_count ? "--count" : "--size", by_count ? count_text : bytes_text, 0,
                                      std::int64_t{1} << 40);
@@ -435,7 +436,7 @@ int run(int argc, char **argv) {
     paps.push_back(std::move(spec));
   }
   for (std::int64_t procs : procs_list)
-    if (root >= procs) fail("--root: " + std::to_string(root) + " is outside 0 .. " + std::to_string(procs - 1));
+    if (const std::string e = patcoll::cli::root_problem(root, procs); !e.empty()) fail("--root: " + e);
   // α > 0 (every message costs something); β, γ >= 0 ([LL] uses γ = 0).
   const auto alphas = real_list("--alpha", alpha_text, true);
   const auto betas = real_list("--beta", beta_text, false);

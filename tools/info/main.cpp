@@ -128,12 +128,10 @@ constexpr const char *kUsage =
 
 int main(int argc, char **argv) {
   bool parsable = false;
-  patcoll::cli::Arguments arguments("patcoll-info", kUsage, argc, argv);
+  patcoll::cli::Arguments arguments("patcoll-info", kUsage, argc, argv, {patcoll::cli::Flag{"--parsable", "", false}});
   std::string flag;
-  while (arguments.next(flag)) {
+  while (arguments.next(flag))
     if (flag == "--parsable") parsable = true;
-    else arguments.unknown();
-  }
   if (parsable) print_parsable();
   else print_human();
   return 0;

@@ -129,6 +129,7 @@ std::string parse(int argc, char **argv, Options &o, bool &list) {
        Flag{"--baseline", "", true}, Flag{"--no-check", "", false}, Flag{"--allow-single-process", "", false}});
   args.throw_on_error();
   bool max_delay_given = false;
+  std::string pattern_flag = "--pattern";
   try {
     std::string flag;
     while (args.next(flag)) {
@@ -158,7 +159,7 @@ std::string parse(int argc, char **argv, Options &o, bool &list) {
       } else if (flag == "--count" || flag == "--size") {
         std::vector<std::int64_t> values;
         if (std::string e = patcoll::cli::parse_size_list(args.value(), values, 0, 0x7fffffff); !e.empty())
-          args.fail_value(e + " (below 2^31)");
+          args.fail_value(e);
         (flag == "--count" ? o.counts : o.bytes).assign(values.begin(), values.end());
         if (flag == "--count") o.bytes.clear();
       } else if (flag == "--dtype") {
@@ -180,6 +181,7 @@ std::string parse(int argc, char **argv, Options &o, bool &list) {
         o.warmup = static_cast<int>(args.integer(0, 1 << 30));
       } else if (flag == "--pattern") {
         o.pattern_text = args.value();
+        pattern_flag = args.spelled();
       } else if (flag == "--max-delay") {
         o.max_delay = args.seconds();
         max_delay_given = true;
@@ -205,8 +207,9 @@ std::string parse(int argc, char **argv, Options &o, bool &list) {
           args.fail_value("unknown PAT source '" + value + "' (oracle, none, runtime, history)");
         o.pat_source = value;
       } else if (flag == "--edge") {
-        o.edge = args.real(0.0, /*low_open=*/true);
-        if (o.edge > 1) args.fail_value("bad edge: a fraction in (0, 1]");
+        const std::string value = args.value();
+        if (!patcoll::cli::parse_real(value, o.edge).empty() || !(o.edge > 0 && o.edge <= 1))
+          args.fail_value("bad edge '" + value + "' (a fraction in (0, 1])");
       } else if (flag == "--history-window") {
         o.history_window = static_cast<int>(args.integer(1, 1000));
       } else if (flag == "--baseline") {
@@ -219,9 +222,9 @@ std::string parse(int argc, char **argv, Options &o, bool &list) {
     return bad.message;
   }
   if (std::string e = bench::parse_pattern_flag(o.pattern_text, max_delay_given, o.pattern); !e.empty())
-    return "--pattern: " + e;
+    return pattern_flag + ": " + e;
   if (std::string e = bench::pattern_delay(o.pattern, o.max_delay, -1, o.max_delay); !e.empty())
-    return "--pattern: " + e;
+    return pattern_flag + ": " + e;
   if ((o.op == "band" || o.op == "bor" || o.op == "bxor") && (o.dtype == "float" || o.dtype == "double"))
     return "--op: " + o.op + " needs an integer --dtype (int, long)";
   const int element_size = o.dtype == "double" ? 8 : o.dtype == "long" ? static_cast<int>(sizeof(long)) : 4;

@@ -84,6 +84,11 @@ std::vector<double> parse_list(const std::string &text, const std::string &optio
 
 struct Options {
   std::map<std::string, std::string> values;  // by flag name without "--"
+  std::map<std::string, std::string> spelled;  // the flag as typed (an alias stays an alias in messages)
+  std::string name(const std::string &k) const {
+    auto it = spelled.find(k);
+    return it == spelled.end() ? "--" + k : it->second;
+  }
   bool non_commutative = false;
   bool has(const std::string &k) const { return values.count(k) > 0; }
   std::string get(const std::string &k, const std::string &fallback) const {
@@ -107,7 +112,7 @@ Options parse_options(int argc, char **argv, int first, const std::vector<patcol
   while (args.next(flag)) {
     if (flag == "--non-commutative") options.non_commutative = true;
     else if (flag == "--json") options.values["format"] = "json";
-    else options.values[flag.substr(2)] = args.value();
+    else options.values[flag.substr(2)] = args.value(), options.spelled[flag.substr(2)] = args.spelled();
   }
   return options;
 }
@@ -144,7 +149,7 @@ std::vector<double> arrivals_from(const Options &options, int procs, double roun
         if (const std::string e = patcoll::cli::parse_seconds(options.get("max-delay", ""), max_delay); !e.empty())
           fail("--max-delay: " + e);
       if (const std::string e = pat::parse_pattern_flag(pattern, options.has("max-delay"), spec); !e.empty())
-        fail("--pattern: " + e);
+        fail(options.name("pattern") + ": " + e);
       std::vector<std::vector<double>> trace;
       if (spec.kind == pat::PatternKind::trace)
         if (const std::string e = pat::load_trace(spec.trace_file, procs, trace); !e.empty()) fail("--pattern: " + e);
@@ -257,17 +262,18 @@ int run_program(int argc, char **argv) {
                      Flag{"--non-commutative", "", false}});
   Params params;
   const std::string coll = options.get("coll", "reduce");
-  if (!parse_collective(coll, params.collective)) fail("--coll: " + patcoll::cli::unknown_collective(coll));
+  if (!parse_collective(coll, params.collective))
+    fail(options.name("coll") + ": " + patcoll::cli::unknown_collective(coll));
   if (!options.has("alg")) fail("--alg is required");
   const Algorithm *algorithm = find_algorithm(params.collective, options.get("alg", ""));
-  if (!algorithm) fail("--alg: " + patcoll::cli::unknown_algorithm(options.get("alg", ""), coll));
+  if (!algorithm) fail(options.name("alg") + ": " + patcoll::cli::unknown_algorithm(options.get("alg", ""), coll));
   params.procs = checked_procs(options);
   params.element_bytes = parse_int(options.get("element-bytes", "4"), "--element-bytes");
   if (params.element_bytes < 1) fail("--element-bytes must be positive");
   if (options.has("count") && options.has("size")) fail("give --count or --size, not both");
   std::int64_t amount = 1;
   const bool by_size = options.has("size");
-  const std::string flag = by_size ? "--size" : "--count";
+  const std::string flag = options.name(by_size ? "size" : "count");
   if (const std::string e = patcoll::cli::parse_size(options.get(by_size ? "size" : "count", "1"), amount, 0,
                                                      std::int64_t{1} << 40);
       !e.empty())

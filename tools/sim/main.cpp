@@ -300,6 +300,7 @@ int run(int argc, char **argv) {
   bool commutative = true, header = true, list = false, quiet = false, absorption_column = true, json = false;
   bool alpha_given = false, beta_given = false, gamma_given = false, max_delay_given = false;
   double progress_interval = 1.0, max_delay = 0;
+  std::string size_flag = "--size", pattern_flag = "--pattern";  // as typed, for messages
   std::uint64_t seed = 1;
   SimulateOptions options;
   ClairvoyantJoin clairvoyant_join = ClairvoyantJoin::before_round_end;
@@ -323,7 +324,7 @@ int run(int argc, char **argv) {
     else if (flag == "--coll") collective_list = args.value();
     else if (flag == "--alg") algorithm_list = args.value();
     else if (flag == "--procs") procs_text = args.value();
-    else if (flag == "--size") bytes_text = args.value(), count_text.clear();
+    else if (flag == "--size") bytes_text = args.value(), count_text.clear(), size_flag = args.spelled();
     else if (flag == "--count") count_text = args.value();
     else if (flag == "--element-bytes") element_bytes = args.size(1, 1 << 30);
     else if (flag == "--segments") segments_text = args.value(), segment_bytes_text.clear();
@@ -337,9 +338,9 @@ int run(int argc, char **argv) {
         radix.push_back(static_cast<int>(factor));
       }
     } else if (flag == "--root") {
-      root = static_cast<int>(args.size(0, patcoll::cli::kMaxProcs - 1));
+      root = static_cast<int>(args.integer(0, patcoll::cli::kMaxProcs - 1));
     } else if (flag == "--non-commutative") commutative = false;
-    else if (flag == "--pattern") pap_text = args.value();
+    else if (flag == "--pattern") pap_text = args.value(), pattern_flag = args.spelled();
     else if (flag == "--max-delay") max_delay = args.seconds(), max_delay_given = true;
     else if (flag == "--seed") seed = static_cast<std::uint64_t>(args.integer(0, std::int64_t{1} << 62));
     else if (flag == "--model") model_path = args.value();
@@ -422,7 +423,7 @@ int run(int argc, char **argv) {
   std::vector<std::int64_t> procs_list;
   if (const std::string e = patcoll::cli::parse_procs(procs_text, procs_list); !e.empty()) fail("--procs: " + e);
   const bool by_count = !count_text.empty();
-  const auto size_list = ::size_list(by_count ? "--count" : "--size", by_count ? count_text : bytes_text, 0,
+  const auto size_list = ::size_list(by_count ? "--count" : size_flag, by_count ? count_text : bytes_text, 0,
                                      std::int64_t{1} << 40);
   const bool by_segment_bytes = !segment_bytes_text.empty();
   const auto segment_list = ::size_list(by_segment_bytes ? "--segment-bytes" : "--segments",
@@ -432,7 +433,7 @@ int run(int argc, char **argv) {
   for (const std::string &text : split(pap_text, ',')) {
     PapSpec spec{text, {}};
     if (const std::string e = patcoll::bench::parse_pattern_flag(text, max_delay_given, spec.pattern); !e.empty())
-      fail("--pattern: " + e);
+      fail(pattern_flag + ": " + e);
     paps.push_back(std::move(spec));
   }
   for (std::int64_t procs : procs_list)

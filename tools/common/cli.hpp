@@ -50,6 +50,9 @@ std::string parse_integer(const std::string &text, std::int64_t &out, std::int64
 std::string parse_real(const std::string &text, double &out, double low = -1e308, bool low_open = false);
 std::string parse_seconds(const std::string &text, double &out);
 
+// `text` as a JSON string (quotes, escapes), for the tools' JSON records.
+std::string json_string(const std::string &text);
+
 // Splits at `separator` (keeps empty items, which the parsers reject).
 std::vector<std::string> split(const std::string &text, char separator = ',');
 

@@ -207,7 +207,7 @@ class Records {
  private:
   Records &add(const char *key, const std::string &text, bool quoted) {
     keys_.push_back(key);
-    values_.push_back(quoted ? (json_ ? json_string(text) : csv_escape(text)) : text);
+    values_.push_back(quoted ? (json_ ? patcoll::cli::json_string(text) : csv_escape(text)) : text);
     return *this;
   }
   static std::string csv_escape(const std::string &text) {
@@ -216,33 +216,40 @@ class Records {
     for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
   }
-  static std::string json_string(const std::string &text) {
-    std::string out = "\"";
-    for (char c : text) {
-      if (c == '"' || c == '\\') out += '\\', out += c;
-      else if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
-    return out + '"';
-  }
   std::ostream &out_;
   bool json_, header_;
   std::vector<const char *> keys_;
   std::vector<std::string> values_;
 };
 
-// Every record's columns, in order (units in the names: _s seconds,
-// _s_per_byte, bytes).
+// One case's record. Units in the column names: _s seconds, _s_per_byte,
+// bytes; segments is the N the algorithm used (segments_used).
+struct Row {
+  std::string collective, algorithm, pattern, ports, error;
+  std::int64_t procs = 0, root = 0, count = 0, bytes = 0, element_bytes = 0, segments = 0, segment_bytes = 0,
+               pattern_index = 0, messages = 0, bytes_sent = 0;
+  double imbalance = 0, alpha = 0, beta = 0, gamma = 0, run_time = 0, avg_elapsed = 0, max_elapsed = 0,
+         balanced_run_time = 0, absorption = 0, normalized_absorption = 0, build = 0, simulate = 0;
+};
+
 const std::vector<const char *> kColumns = {
     "collective", "algorithm", "procs", "root", "count", "bytes", "element_bytes", "segments", "segment_bytes",
     "pattern", "pattern_index", "imbalance_s", "alpha_s", "beta_s_per_byte", "gamma_s_per_byte", "ports",
     "run_time_s", "avg_elapsed_s", "max_elapsed_s", "balanced_run_time_s", "absorption_s", "normalized_absorption",
     "messages", "bytes_sent", "build_s", "simulate_s", "error"};
+
+void write_row(Records &records, const Row &r) {
+  records.field(kColumns[0], r.collective).field(kColumns[1], r.algorithm).field(kColumns[2], r.procs)
+      .field(kColumns[3], r.root).field(kColumns[4], r.count).field(kColumns[5], r.bytes)
+      .field(kColumns[6], r.element_bytes).field(kColumns[7], r.segments).field(kColumns[8], r.segment_bytes)
+      .field(kColumns[9], r.pattern).field(kColumns[10], r.pattern_index).field(kColumns[11], r.imbalance)
+      .field(kColumns[12], r.alpha).field(kColumns[13], r.beta).field(kColumns[14], r.gamma)
+      .field(kColumns[15], r.ports).field(kColumns[16], r.run_time).field(kColumns[17], r.avg_elapsed)
+      .field(kColumns[18], r.max_elapsed).field(kColumns[19], r.balanced_run_time).field(kColumns[20], r.absorption)
+      .field(kColumns[21], r.normalized_absorption).field(kColumns[22], r.messages).field(kColumns[23], r.bytes_sent)
+      .field(kColumns[24], r.build).field(kColumns[25], r.simulate).field(kColumns[26], r.error)
+      .end();
+}
 std::string python_interpreter() {
   // Debian's python3 carries numpy/matplotlib; a pyenv shim may not.
   if (std::ifstream("/usr/bin/python3").good()) return "/usr/bin/python3";
@@ -545,34 +552,23 @@ int run(int argc, char **argv) {
                       balanced = result.run_time;
                     const double imbalance_seconds = imbalance(params.arrivals);
                     const double absorbed = error.empty() ? absorption(balanced, result.run_time, imbalance_seconds) : NAN;
-                    records.field("collective", std::string(to_string(collective)))
-                        .field("algorithm", std::string(algorithm->name))
-                        .field("procs", procs)
-                        .field("root", std::int64_t{root})
-                        .field("count", params.count)
-                        .field("bytes", params.count * element_bytes)
-                        .field("element_bytes", element_bytes)
-                        .field("segments", segments)
-                        .field("segment_bytes", by_segment_bytes ? segmentation : std::int64_t{0})
-                        .field("pattern", pap_spec.text)
-                        .field("pattern_index", static_cast<std::int64_t>(pap_index))
-                        .field("imbalance_s", imbalance_seconds)
-                        .field("alpha_s", alpha)
-                        .field("beta_s_per_byte", beta)
-                        .field("gamma_s_per_byte", gamma)
-                        .field("ports", std::string(to_string(options.ports)))
-                        .field("run_time_s", error.empty() ? result.run_time : NAN)
-                        .field("avg_elapsed_s", error.empty() ? result.average_elapsed : NAN)
-                        .field("max_elapsed_s", error.empty() ? result.max_elapsed : NAN)
-                        .field("balanced_run_time_s", balanced)
-                        .field("absorption_s", absorbed)
-                        .field("normalized_absorption", balanced > 0 ? absorbed / balanced : NAN)
-                        .field("messages", static_cast<std::int64_t>(result.messages))
-                        .field("bytes_sent", static_cast<std::int64_t>(result.bytes))
-                        .field("build_s", build_seconds)
-                        .field("simulate_s", simulate_seconds)
-                        .field("error", error)
-                        .end();
+                    Row row;
+                    row.collective = to_string(collective), row.algorithm = algorithm->name;
+                    row.procs = procs, row.root = root, row.count = params.count;
+                    row.bytes = params.count * element_bytes, row.element_bytes = element_bytes;
+                    row.segments = segments, row.segment_bytes = by_segment_bytes ? segmentation : 0;
+                    row.pattern = pap_spec.text, row.pattern_index = static_cast<std::int64_t>(pap_index);
+                    row.imbalance = imbalance_seconds, row.alpha = alpha, row.beta = beta, row.gamma = gamma;
+                    row.ports = to_string(options.ports);
+                    row.run_time = error.empty() ? result.run_time : NAN;
+                    row.avg_elapsed = error.empty() ? result.average_elapsed : NAN;
+                    row.max_elapsed = error.empty() ? result.max_elapsed : NAN;
+                    row.balanced_run_time = balanced, row.absorption = absorbed;
+                    row.normalized_absorption = balanced > 0 ? absorbed / balanced : NAN;
+                    row.messages = static_cast<std::int64_t>(result.messages);
+                    row.bytes_sent = static_cast<std::int64_t>(result.bytes);
+                    row.build = build_seconds, row.simulate = simulate_seconds, row.error = error;
+                    write_row(records, row);
                     ++cases;
                     if (error.empty()) {
                       last_result = std::move(result);
@@ -605,34 +601,16 @@ int run(int argc, char **argv) {
                   for (double a : pap) waiting += last - a;
                   const double mean_wait = pap.empty() ? 0 : waiting / static_cast<double>(pap.size());
                   const double imbalance_seconds = imbalance(pap);
-                  records.field("collective", std::string(to_string(collective)))
-                      .field("algorithm", std::string("bound"))
-                      .field("procs", procs)
-                      .field("root", std::int64_t{root})
-                      .field("count", count)
-                      .field("bytes", count * element_bytes)
-                      .field("element_bytes", element_bytes)
-                      .field("segments", std::int64_t{1})
-                      .field("segment_bytes", std::int64_t{0})
-                      .field("pattern", pap_spec.text)
-                      .field("pattern_index", static_cast<std::int64_t>(pap_index))
-                      .field("imbalance_s", imbalance_seconds)
-                      .field("alpha_s", alpha)
-                      .field("beta_s_per_byte", beta)
-                      .field("gamma_s_per_byte", gamma)
-                      .field("ports", std::string(to_string(options.ports)))
-                      .field("run_time_s", imbalance_seconds + after)
-                      .field("avg_elapsed_s", mean_wait + after)
-                      .field("max_elapsed_s", imbalance_seconds + after)
-                      .field("balanced_run_time_s", after)
-                      .field("absorption_s", 0.0)
-                      .field("normalized_absorption", 0.0)
-                      .field("messages", std::int64_t{0})
-                      .field("bytes_sent", std::int64_t{0})
-                      .field("build_s", 0.0)
-                      .field("simulate_s", 0.0)
-                      .field("error", std::string())
-                      .end();
+                  Row row;
+                  row.collective = to_string(collective), row.algorithm = "bound";
+                  row.procs = procs, row.root = root, row.count = count, row.bytes = count * element_bytes;
+                  row.element_bytes = element_bytes, row.segments = 1;
+                  row.pattern = pap_spec.text, row.pattern_index = static_cast<std::int64_t>(pap_index);
+                  row.imbalance = imbalance_seconds, row.alpha = alpha, row.beta = beta, row.gamma = gamma;
+                  row.ports = to_string(options.ports);
+                  row.run_time = row.max_elapsed = imbalance_seconds + after;
+                  row.avg_elapsed = mean_wait + after, row.balanced_run_time = after;
+                  write_row(records, row);
                 }
               }
   records.header_only(kColumns);

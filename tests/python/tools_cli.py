@@ -88,7 +88,7 @@ def option_matrix(tool, workdir):
     tools = {
         "sim": (sim, values, list(ALIASES)),
         "sched": (sched, values, ["--coll", "--alg", "--procs", "--pattern", "--max-delay", "--seed", "--model",
-                                  "--size", "--count", "--root", "--json"]),
+                                  "--size", "--count", "--root", "--json", "--csv"]),
         "bench": (bench, dict(values, **{"--procs": ["1"], "--root": ["0"], "--pattern": ["one-late:1ms"]}),
                   ["--coll", "--alg", "--procs", "--pattern", "--max-delay", "--seed", "--model", "--size",
                    "--count", "--root", "--json", "--csv", "--out", "--quiet", "--list"]),
@@ -158,6 +158,7 @@ def option_matrix(tool, workdir):
         (["--root", "x"], "--root: bad integer 'x'"),
         (["--root", "9"], "--root: root 9 is outside 0 .. 0 (1 processes)"),
         (["--json=1"], "--json takes no value"),
+        (["--csv=yes"], "--csv takes no value"),
         (["--bogus"], "unknown option '--bogus' (see --help)"),
     ]
     bases = {"sim": [tool["sim"], "--quiet", "--procs", "1", "--alg", "binomial"],

@@ -47,7 +47,7 @@ ARRIVALS (seconds; default: all equal):
                             (20ms, 1.5s, 300us; a bare number is seconds) or Nd (N round
                             times); --max-delay D gives it apart (then NAME[:ARG])
   --pattern uniform:SEED    uniform in [0, P + 0.1] ([PO] §5.7)
-Output: a table, or JSON with --json (--format table|json). --model FILE: α, β, γ from
+Output: a table, JSON (--json) or CSV (--csv: one row per transfer or op; --format table|json|csv). --model FILE: α, β, γ from
 a cost-model file (patcoll-calibrate --out); --alpha/--beta/--gamma override it.
 Older spellings: --collective (--coll), --algorithm/--algorithms (--alg), --bytes (--size).
 --help, --version. Bad input: one line on stderr, exit 2.
@@ -103,7 +103,7 @@ Options parse_options(int argc, char **argv, int first, const std::vector<patcol
   namespace flags = patcoll::cli::flags;
   using patcoll::cli::Flag;
   std::vector<Flag> table = allowed;
-  for (const Flag &f : {flags::pattern, flags::max_delay, flags::seed, flags::json, Flag{"--arrivals", "", true},
+  for (const Flag &f : {flags::pattern, flags::max_delay, flags::seed, flags::json, flags::csv, Flag{"--arrivals", "", true},
                         Flag{"--arrivals-file", "", true}, Flag{"--format", "", true}})
     table.push_back(f);
   patcoll::cli::Arguments args("patcoll-sched", kUsage, argc, argv, table, first);
@@ -112,6 +112,7 @@ Options parse_options(int argc, char **argv, int first, const std::vector<patcol
   while (args.next(flag)) {
     if (flag == "--non-commutative") options.non_commutative = true;
     else if (flag == "--json") options.values["format"] = "json";
+    else if (flag == "--csv") options.values["format"] = "csv";
     else options.values[flag.substr(2)] = args.value(), options.spelled[flag.substr(2)] = args.spelled();
   }
   return options;
@@ -168,6 +169,38 @@ std::vector<double> arrivals_from(const Options &options, int procs, double roun
   return out;
 }
 
+// --csv: one row per transfer of a schedule, one per op of a Program
+// (sizes in elements, times in seconds or round units).
+std::string schedule_csv(const Schedule &schedule) {
+  std::ostringstream out;
+  out.precision(12);
+  out << "rank,direction,peer,round,segment,time_s\n";
+  for (std::size_t rank = 0; rank < schedule.ranks.size(); ++rank) {
+    for (const Transfer &t : schedule.ranks[rank].recv)
+      out << rank << ",recv," << t.peer << ',' << t.round << ',' << t.segment << ',' << t.time << '\n';
+    for (const Transfer &t : schedule.ranks[rank].send)
+      out << rank << ",send," << t.peer << ',' << t.round << ',' << t.segment << ',' << t.time << '\n';
+  }
+  return out.str();
+}
+
+std::string programs_csv(const std::vector<Program> &programs) {
+  std::ostringstream out;
+  out << "rank,step,round,kind,combine,peer,src_buffer,src_offset_elements,src_count_elements,dst_buffer,"
+         "dst_offset_elements,dst_count_elements\n";
+  for (const Program &program : programs)
+    for (std::size_t step = 0; step < program.steps.size(); ++step)
+      for (const Op &op : program.steps[step].ops) {
+        out << program.rank << ',' << step << ',' << program.steps[step].round << ',' << to_string(op.kind) << ','
+            << to_string(op.combine) << ',' << op.peer << ',';
+        if (op.kind == OpKind::recv) out << ",,,";
+        else out << to_string(op.src.buffer) << ',' << op.src.offset << ',' << op.src.count << ',';
+        if (op.kind == OpKind::send) out << ",,\n";
+        else out << to_string(op.dst.buffer) << ',' << op.dst.offset << ',' << op.dst.count << '\n';
+      }
+  return out.str();
+}
+
 int checked_procs(const Options &options) {
   if (!options.has("procs")) fail("--procs is required");
   std::vector<std::int64_t> procs;
@@ -184,7 +217,8 @@ int checked_root(const Options &options, int procs) {
 
 std::string checked_format(const Options &options) {
   const std::string format = options.get("format", "table");
-  if (format != "table" && format != "json") fail("--format: '" + format + "' is not table or json");
+  if (format != "table" && format != "json" && format != "csv")
+    fail("--format: '" + format + "' is not table, json or csv");
   return format;
 }
 
@@ -225,7 +259,9 @@ int run_clairvoyant(int argc, char **argv) {
   else fail("unknown generator '" + generator + "' (linear, pairing, segtree)");
   if (const std::string error = clairvoyant_input_error(input); !error.empty()) fail(error);
   const Schedule schedule = generate(input);
-  std::cout << (format == "json" ? to_json(schedule) + "\n" : to_table(schedule));
+  std::cout << (format == "json"  ? to_json(schedule) + "\n"
+                : format == "csv" ? schedule_csv(schedule)
+                                  : to_table(schedule));
   return 0;
 }
 
@@ -249,7 +285,9 @@ int run_greedy(int argc, char **argv, bool bidirectional) {
   const std::string format = checked_format(options);
   if (const std::string error = greedy_input_error(input); !error.empty()) fail(error);
   const Schedule schedule = bidirectional ? bi_greedy(input) : uni_greedy(input);
-  std::cout << (format == "json" ? to_json(schedule, true) + "\n" : to_table(schedule));
+  std::cout << (format == "json"  ? to_json(schedule, true) + "\n"
+                : format == "csv" ? schedule_csv(schedule)
+                                  : to_table(schedule));
   return 0;
 }
 
@@ -293,6 +331,8 @@ int run_program(int argc, char **argv) {
   const std::vector<Program> programs = build_all(*algorithm, params);
   if (format == "json") {
     std::cout << to_json(programs) << "\n";
+  } else if (format == "csv") {
+    std::cout << programs_csv(programs);
   } else {
     for (const Program &program : programs) std::cout << to_table(program) << "\n";
   }

@@ -32,10 +32,12 @@ class MovementSuite {
     MPI_Type_free(&four_);
   }
 
-  int run() {
+  // `paths`: the shard to run (paths_from_arguments); empty fails.
+  int run(const std::vector<Path> &paths) {
     Suite suite;
+    suite.check(!paths.empty(), "no path to run");
     algorithms_ = algorithms_of(name_);
-    for (Path path : {Path::blocking, Path::nonblocking, Path::persistent}) {
+    for (Path path : paths) {
       path_ = path;
       sweep_communicators([&](MPI_Comm comm, bool only_large) { matrix(suite, comm, only_large); });
       bad_input(suite, MPI_COMM_WORLD);

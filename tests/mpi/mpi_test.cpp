@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "patcoll.h"
@@ -71,6 +72,17 @@ std::string error_class_name(int code) {
   int length = 0;
   MPI_Error_string(cls, text, &length);
   return std::to_string(cls) + " (" + std::string(text, static_cast<std::size_t>(length)) + ")";
+}
+
+std::vector<Path> paths_from_arguments(int argc, char **argv) {
+  std::vector<Path> paths{Path::blocking, Path::nonblocking, Path::persistent};
+  if (argc < 2) return paths;
+  const std::string arg = argv[1];
+  if (argc == 2 && arg == "--path=blocking") return {Path::blocking};
+  if (argc == 2 && arg == "--path=nonblocking") return {Path::nonblocking};
+  if (argc == 2 && arg == "--path=persistent") return {Path::persistent};
+  std::fprintf(stderr, "unknown arguments (--path=blocking|nonblocking|persistent)\n");
+  return {};
 }
 
 int complete_nonblocking(PAT_Handle &handle) {

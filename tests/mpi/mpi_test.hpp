@@ -65,6 +65,13 @@ enum class Path { blocking, nonblocking, persistent };
 inline const char *to_string(Path path) {
   return path == Path::blocking ? "" : path == Path::nonblocking ? " [non-blocking]" : " [persistent]";
 }
+// The paths a suite driver runs: all three, or the one its command line
+// names (--path blocking|nonblocking|persistent), so one driver can be
+// split into three test entries (tests/mpi/CMakeLists.txt does under
+// MPICH). Anything else on the command line: an empty list (the driver
+// then fails).
+std::vector<Path> paths_from_arguments(int argc, char **argv);
+
 // Completes a started non-blocking handle: two PAT_Test calls, then
 // PAT_Wait. Returns the code of the call that completed it; MPI_ERR_INTERN
 // when the handle was not set to NULL on completion.

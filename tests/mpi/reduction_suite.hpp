@@ -99,16 +99,19 @@ class ReductionSuite {
     MPI_Type_free(&matrix_);
   }
 
-  int run() {
+  // `paths`: the shard to run (paths_from_arguments); empty fails. The
+  // persistent shard also restarts persistent handles.
+  int run(const std::vector<Path> &paths) {
     Suite suite;
+    suite.check(!paths.empty(), "no path to run");
     algorithms_ = algorithms_of(collective_);
-    for (Path path : {Path::blocking, Path::nonblocking, Path::persistent}) {
+    for (Path path : paths) {
       path_ = path;
       sweep_communicators([&](MPI_Comm comm, bool only_large) { matrix(suite, comm, only_large); });
       bad_input(suite, MPI_COMM_WORLD);
     }
     path_ = Path::blocking;
-    persistent_reuse(suite, MPI_COMM_WORLD);
+    if (std::find(paths.begin(), paths.end(), Path::persistent) != paths.end()) persistent_reuse(suite, MPI_COMM_WORLD);
     return suite.finish();
   }
 

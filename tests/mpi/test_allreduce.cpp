@@ -6,7 +6,7 @@ int main(int argc, char **argv) {
   int rc;
   {
     patcoll::test::ReductionSuite suite("allreduce", /*rooted=*/false);
-    rc = suite.run();
+    rc = suite.run(patcoll::test::paths_from_arguments(argc, argv));
   }
   MPI_Finalize();
   return rc;

@@ -33,6 +33,7 @@
 #include "pat_source.hpp"
 #include "bound.hpp"
 #include "cli.hpp"
+#include "model.hpp"
 #include "patterns.hpp"
 #include "stats.hpp"
 
@@ -43,16 +44,24 @@ namespace bench = patcoll::bench;
 
 const char *const kUsage =
     "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather[,...]] [--alg all|NAME[,NAME...]]\n"
-    "  [--count N[,N...] (K/M suffixes)] [--dtype float|double|int|long] [--op sum|prod|max|min|band|bor|bxor]\n"
-    "  [--root R] [--iters N] [--warmup N] [--pattern none|one-late[:RANK]|rand-late|alternating|normal|\n"
-    "  gamma[:SHAPE]|bernoulli[:P]|trace:FILE] [--max-delay SECONDS (ms/us suffixes)] [--seed N]\n"
-    "  [--delay sleep|busy] [--sync barrier|window] [--window SECONDS] [--pat-source oracle|none|runtime|history]\n"
-    "  [--edge FRACTION (runtime source, default 0.5)] [--history-window K (history source, default 5)]\n"
-    "  [--baseline NAME] [--out FILE] [--no-check] [--quiet] [--allow-single-process] | --list | --help | --version\n"
-    "Sizes: --bytes LIST (message size in bytes, OSU/IMB style; e.g. 4K:16M:x4) or --count LIST (elements);\n"
-    "  K/M/G = 2^10/2^20/2^30, ranges a:b:xK or a:b:+K. Times are printed in microseconds; e min/avg/max are\n"
-    "  medians over iterations of the min/avg/max over ranks of each rank's elapsed time.\n"
-    "Without mpirun (one process) nothing can be compared: refused unless --allow-single-process.\n";
+    "  [--size BYTES[,...] | --count N[,...]] [--dtype float|double|int|long] [--op sum|prod|max|min|band|bor|bxor]\n"
+    "  [--root R] [--iters N] [--warmup N] [--pattern NAME[:DELAY[:ARG]]] [--max-delay D] [--seed N]\n"
+    "  [--procs P] [--model FILE] [--delay sleep|busy] [--sync barrier|window] [--window D]\n"
+    "  [--pat-source oracle|none|runtime|history] [--edge FRACTION (runtime source, default 0.5)]\n"
+    "  [--history-window K (history source, default 5)] [--baseline NAME] [--out FILE] [--json | --csv]\n"
+    "  [--no-check] [--quiet] [--allow-single-process] | --list | --help | --version\n"
+    "Sizes: --size LIST (message size in bytes, OSU/IMB style; e.g. 4K:16M:x4) or --count LIST (elements);\n"
+    "  K/M/G = 2^10/2^20/2^30, ranges a:b:xK or a:b:+K.\n"
+    "Patterns: none, one-late:D[:RANK], rand-late:D, alternating:D, linear:D, normal:D, gamma:D[:SHAPE],\n"
+    "  bernoulli:D[:P], trace:FILE (one line per measured call, P values in seconds); D a duration (20ms, 1.5s,\n"
+    "  300us; a bare number is seconds). With --max-delay D the delay is given apart: one-late[:RANK].\n"
+    "--procs P: refuse to run unless mpirun started P processes. --model FILE: the cost model (patcoll-calibrate\n"
+    "  --out) PAP-aware algorithms and auto use. Output: a table (times in microseconds; e min/avg/max are\n"
+    "  medians over iterations of the min/avg/max over ranks of each rank's elapsed time), or --csv (the same\n"
+    "  rows as CSV) or --json (the JSON lines --out FILE writes, on stdout).\n"
+    "Older spellings: --collective, --algorithms/--algorithm, --bytes, --pap, --output/-o.\n"
+    "Without mpirun (one process) nothing can be compared: refused unless --allow-single-process.\n"
+    "Bad input: one line on stderr from rank 0, exit 2.\n";
 
 struct Options {
   std::vector<Collective> collectives{Collective::reduce, Collective::allreduce};
@@ -77,58 +86,19 @@ struct Options {
   std::string out;
   bool check = true;
   bool quiet = false;
-  bool version = false;
+  int procs = 0;            // --procs: must be the communicator's size (0: not given)
+  std::string model;        // --model FILE: the cost model for PAP-aware and auto (PAT_Set_cost_model)
+  std::string format;       // "json": the records on stdout; "csv": the summary as CSV; "": the table
   bool allow_single_process = false;  // compare even at P = 1 (no mpirun)
   std::vector<long long> bytes;       // --bytes: sizes in bytes (resolved into counts)
 };
 
-std::vector<std::string> split(const std::string &text, char by = ',') {
-  std::vector<std::string> out;
-  std::string item;
-  for (char c : text) {
-    if (c == by) {
-      out.push_back(item);
-      item.clear();
-    } else {
-      item += c;
-    }
-  }
-  out.push_back(item);
-  return out;
-}
+using patcoll::cli::split;
 
-// ---- command line: numbers through tools/common/cli.hpp (strict, the same
-// suffixes and ranges in every tool) ------------------------------------------
-
-bool parse_count(const std::string &text, long long &out) {
-  std::int64_t value = 0;
-  if (!patcoll::cli::parse_size(text, value, 0, 0x7fffffff).empty()) return false;
-  out = value;
-  return true;
-}
-
-bool parse_seconds(const std::string &text, double &out) {
-  return patcoll::cli::parse_seconds(text, out).empty();
-}
-
-bool parse_int(const std::string &text, long long low, long long high, long long &out) {
-  std::int64_t value = 0;
-  if (!patcoll::cli::parse_integer(text, value, low, high).empty()) return false;
-  out = value;
-  return true;
-}
-
-// Flags that take a value; anything else starting with "--" is unknown
-// (one line, exit 2) rather than "needs a value".
-bool takes_value(const std::string &flag) {
-  static const char *const flags[] = {"--coll", "--alg", "--count", "--bytes", "--dtype", "--op", "--root",
-                                      "--iters", "--warmup", "--pattern", "--max-delay", "--seed", "--delay",
-                                      "--sync", "--window", "--pat-source", "--edge", "--history-window",
-                                      "--baseline", "--out"};
-  for (const char *known : flags)
-    if (flag == known) return true;
-  return false;
-}
+// ---- command line: the tools' shared flag table and parsers
+// (tools/common/cli.hpp: the same names, aliases, suffixes and error words
+// in every tool), in throwing mode: the verdict is said after MPI_Init,
+// by rank 0 only ---------------------------------------------------------------
 
 // --bytes (OSU/IMB style: message sizes in bytes, ranges a:b:xK) becomes
 // element counts once --dtype is known; a size that is not a whole number
@@ -138,109 +108,134 @@ std::string resolve_bytes(const std::vector<long long> &bytes, int element_size,
   counts.clear();
   for (long long b : bytes) {
     if (b % element_size != 0)
-      return "bad size " + std::to_string(b) + " B: not a whole number of " + std::to_string(element_size) +
-             "-byte elements (--bytes)";
+      return "--size: " + std::to_string(b) + " bytes is not a whole number of " + std::to_string(element_size) +
+             "-byte elements";
     counts.push_back(b / element_size);
   }
   return {};
 }
 
 // Returns "" or the problem with the command line.
-std::string parse(int argc, char **argv, Options &o, bool &list, bool &help) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--list") { list = true; continue; }
-    if (flag == "--help" || flag == "-h") { help = true; continue; }
-    if (flag == "--no-check") { o.check = false; continue; }
-    if (flag == "--quiet") { o.quiet = true; continue; }
-    if (flag == "--version") { o.version = true; continue; }
-    if (flag == "--allow-single-process") { o.allow_single_process = true; continue; }
-    if (flag.rfind("--", 0) != 0) return "unexpected argument '" + flag + "'";
-    if (!takes_value(flag)) return "unknown flag " + flag + " (see --help)";
-    if (i + 1 >= argc) return flag + " needs a value";
-    const std::string value = argv[++i];
-    long long n = 0;
-    if (flag == "--coll") {
-      o.collectives.clear();
-      for (const auto &c : split(value)) {
-        Collective parsed;
-        if (!patcoll::core::parse_collective(c, parsed))
-          return "unknown collective '" + c + "' (reduce, allreduce, scatter, gather)";
-        o.collectives.push_back(parsed);
+std::string parse(int argc, char **argv, Options &o, bool &list) {
+  namespace flags = patcoll::cli::flags;
+  using patcoll::cli::Flag;
+  patcoll::cli::Arguments args(
+      "patcoll-bench", kUsage, argc, argv,
+      {flags::coll, flags::alg, flags::procs, flags::count, flags::size, flags::root, flags::pattern,
+       flags::max_delay, flags::seed, flags::model, flags::out, flags::json, flags::csv, flags::quiet, flags::list,
+       Flag{"--dtype", "", true}, Flag{"--op", "", true}, Flag{"--iters", "", true}, Flag{"--warmup", "", true},
+       Flag{"--delay", "", true}, Flag{"--sync", "", true}, Flag{"--window", "", true},
+       Flag{"--pat-source", "", true}, Flag{"--edge", "", true}, Flag{"--history-window", "", true},
+       Flag{"--baseline", "", true}, Flag{"--no-check", "", false}, Flag{"--allow-single-process", "", false}});
+  args.throw_on_error();
+  bool max_delay_given = false;
+  std::string pattern_flag = "--pattern";
+  try {
+    std::string flag;
+    while (args.next(flag)) {
+      if (flag == "--list") list = true;
+      else if (flag == "--no-check") o.check = false;
+      else if (flag == "--quiet") o.quiet = true;
+      else if (flag == "--allow-single-process") o.allow_single_process = true;
+      else if (flag == "--json") o.format = "json";
+      else if (flag == "--csv") o.format = "csv";
+      else if (flag == "--coll") {
+        o.collectives.clear();
+        for (const auto &c : split(args.value())) {
+          Collective parsed;
+          if (!patcoll::core::parse_collective(c, parsed)) args.fail_value(patcoll::cli::unknown_collective(c));
+          o.collectives.push_back(parsed);
+        }
+      } else if (flag == "--alg") {
+        const std::string value = args.value();
+        o.algorithms.clear();
+        if (value != "all") o.algorithms = split(value);
+        for (const auto &a : o.algorithms)
+          if (a.empty()) args.fail_value("empty algorithm name in '" + value + "'");
+      } else if (flag == "--procs") {
+        std::vector<std::int64_t> procs;
+        if (std::string e = patcoll::cli::parse_procs(args.value(), procs, true); !e.empty()) args.fail_value(e);
+        o.procs = static_cast<int>(procs.front());
+      } else if (flag == "--count" || flag == "--size") {
+        std::vector<std::int64_t> values;
+        if (std::string e = patcoll::cli::parse_size_list(args.value(), values, 0, 0x7fffffff); !e.empty())
+          args.fail_value(e);
+        (flag == "--count" ? o.counts : o.bytes).assign(values.begin(), values.end());
+        if (flag == "--count") o.bytes.clear();
+      } else if (flag == "--dtype") {
+        const std::string value = args.value();
+        if (value != "float" && value != "double" && value != "int" && value != "long")
+          args.fail_value("unknown datatype '" + value + "' (float, double, int, long)");
+        o.dtype = value;
+      } else if (flag == "--op") {
+        const std::string value = args.value();
+        if (value != "sum" && value != "prod" && value != "max" && value != "min" && value != "band" &&
+            value != "bor" && value != "bxor")
+          args.fail_value("unknown op '" + value + "' (sum, prod, max, min, band, bor, bxor)");
+        o.op = value;
+      } else if (flag == "--root") {
+        o.root = static_cast<int>(args.integer(0, 1 << 30));
+      } else if (flag == "--iters") {
+        o.iterations = static_cast<int>(args.integer(1, 1 << 30));
+      } else if (flag == "--warmup") {
+        o.warmup = static_cast<int>(args.integer(0, 1 << 30));
+      } else if (flag == "--pattern") {
+        o.pattern_text = args.value();
+        pattern_flag = args.spelled();
+      } else if (flag == "--max-delay") {
+        o.max_delay = args.seconds();
+        max_delay_given = true;
+      } else if (flag == "--seed") {
+        o.seed = static_cast<unsigned long long>(args.integer(0, std::int64_t{1} << 62));
+      } else if (flag == "--model") {
+        o.model = args.value();
+      } else if (flag == "--delay") {
+        const std::string value = args.value();
+        if (value != "sleep" && value != "busy") args.fail_value("unknown delay '" + value + "' (sleep, busy)");
+        o.busy = value == "busy";
+      } else if (flag == "--sync") {
+        const std::string value = args.value();
+        if (value != "barrier" && value != "window") args.fail_value("unknown sync '" + value + "' (barrier, window)");
+        o.window = value == "window";
+      } else if (flag == "--window") {
+        o.window_size = args.seconds();
+        if (!(o.window_size > 0)) args.fail_value("the window must be positive");
+      } else if (flag == "--pat-source") {
+        const std::string value = args.value();
+        bench::PatSourceKind kind;
+        if (!bench::parse_pat_source(value, kind))
+          args.fail_value("unknown PAT source '" + value + "' (oracle, none, runtime, history)");
+        o.pat_source = value;
+      } else if (flag == "--edge") {
+        const std::string value = args.value();
+        if (!patcoll::cli::parse_real(value, o.edge).empty() || !(o.edge > 0 && o.edge <= 1))
+          args.fail_value("bad edge '" + value + "' (a fraction in (0, 1])");
+      } else if (flag == "--history-window") {
+        o.history_window = static_cast<int>(args.integer(1, 1000));
+      } else if (flag == "--baseline") {
+        o.baseline = args.value();
+      } else if (flag == "--out") {
+        o.out = args.value();
       }
-    } else if (flag == "--alg") {
-      o.algorithms.clear();
-      if (value != "all") o.algorithms = split(value);
-      for (const auto &a : o.algorithms)
-        if (a.empty()) return "empty algorithm name in --alg '" + value + "'";
-    } else if (flag == "--count" || flag == "--bytes") {
-      std::vector<std::int64_t> values;
-      if (std::string e = patcoll::cli::parse_size_list(value, values, 0, 0x7fffffff); !e.empty())
-        return std::string(flag == "--count" ? "bad count" : "bad size") + ": " + e +
-               " (non-negative, below 2^31; K/M/G = 2^10/2^20/2^30; ranges a:b:xK)";
-      (flag == "--count" ? o.counts : o.bytes).assign(values.begin(), values.end());
-      if (flag == "--count") o.bytes.clear();
-    } else if (flag == "--dtype") {
-      if (value != "float" && value != "double" && value != "int" && value != "long")
-        return "unknown datatype '" + value + "' (float, double, int, long)";
-      o.dtype = value;
-    } else if (flag == "--op") {
-      if (value != "sum" && value != "prod" && value != "max" && value != "min" && value != "band" &&
-          value != "bor" && value != "bxor")
-        return "unknown op '" + value + "' (sum, prod, max, min, band, bor, bxor)";
-      o.op = value;
-    } else if (flag == "--root") {
-      if (!parse_int(value, 0, 1 << 30, n)) return "bad root '" + value + "'";
-      o.root = static_cast<int>(n);
-    } else if (flag == "--iters") {
-      if (!parse_int(value, 1, 1 << 30, n)) return "--iters must be an integer of at least 1";
-      o.iterations = static_cast<int>(n);
-    } else if (flag == "--warmup") {
-      if (!parse_int(value, 0, 1 << 30, n)) return "--warmup must be a non-negative integer";
-      o.warmup = static_cast<int>(n);
-    } else if (flag == "--pattern") {
-      if (std::string e = bench::parse_pattern(value, o.pattern); !e.empty()) return e;
-      o.pattern_text = value;
-    } else if (flag == "--max-delay") {
-      if (!parse_seconds(value, o.max_delay))
-        return "bad delay '" + value + "' (non-negative seconds; ms/us suffixes)";
-    } else if (flag == "--seed") {
-      if (!parse_int(value, 0, (1LL << 62), n)) return "bad seed '" + value + "'";
-      o.seed = static_cast<unsigned long long>(n);
-    } else if (flag == "--delay") {
-      if (value != "sleep" && value != "busy") return "unknown delay '" + value + "' (sleep, busy)";
-      o.busy = value == "busy";
-    } else if (flag == "--sync") {
-      if (value != "barrier" && value != "window") return "unknown sync '" + value + "' (barrier, window)";
-      o.window = value == "window";
-    } else if (flag == "--window") {
-      if (!parse_seconds(value, o.window_size) || o.window_size <= 0)
-        return "bad window '" + value + "' (positive seconds; ms/us suffixes)";
-    } else if (flag == "--pat-source") {
-      bench::PatSourceKind kind;
-      if (!bench::parse_pat_source(value, kind))
-        return "unknown PAT source '" + value + "' (oracle, none, runtime, history)";
-      o.pat_source = value;
-    } else if (flag == "--edge") {
-      char *end = nullptr;
-      o.edge = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end || !(o.edge > 0 && o.edge <= 1)) return "bad edge '" + value + "' (a fraction in (0, 1])";
-    } else if (flag == "--history-window") {
-      long long k = 0;
-      if (!parse_int(value, 1, 1000, k)) return "bad history window '" + value + "' (1 to 1000 iterations)";
-      o.history_window = static_cast<int>(k);
-    } else if (flag == "--baseline") {
-      o.baseline = value;
-    } else if (flag == "--out") {
-      o.out = value;
-    } else {
-      return "unknown flag " + flag;
     }
+  } catch (const patcoll::cli::BadArguments &bad) {
+    return bad.message;
   }
+  if (std::string e = bench::parse_pattern_flag(o.pattern_text, max_delay_given, o.pattern); !e.empty())
+    return pattern_flag + ": " + e;
+  if (std::string e = bench::pattern_delay(o.pattern, o.max_delay, -1, o.max_delay); !e.empty())
+    return pattern_flag + ": " + e;
   if ((o.op == "band" || o.op == "bor" || o.op == "bxor") && (o.dtype == "float" || o.dtype == "double"))
-    return "--op " + o.op + " needs an integer --dtype (int, long)";
+    return "--op: " + o.op + " needs an integer --dtype (int, long)";
   const int element_size = o.dtype == "double" ? 8 : o.dtype == "long" ? static_cast<int>(sizeof(long)) : 4;
   return resolve_bytes(o.bytes, element_size, o.counts);
+}
+
+// "reduce,allreduce": the chosen collectives, for messages.
+std::string collective_names(const Options &o) {
+  std::string names;
+  for (Collective c : o.collectives) names += (names.empty() ? "" : ",") + std::string(patcoll::core::to_string(c));
+  return names;
 }
 
 // ---- data -----------------------------------------------------------------
@@ -399,20 +394,7 @@ std::vector<double> held_pats(const bench::PatSource &source, int procs) {
 
 // ---- output ---------------------------------------------------------------
 
-std::string json_string(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + '"';
-}
+using patcoll::cli::json_string;
 
 std::string json_list(const double *values, int n) {
   std::string out = "[";
@@ -461,6 +443,33 @@ void print_summary(const Options &options, Collective c, int count, const Type &
   const double base_median = base ? bench::median(base->run_time) : 0;
   const std::string root_text = c == Collective::allreduce ? "" : ", root " + std::to_string(options.root);
   const long long bytes = static_cast<long long>(count) * type.size;
+  if (options.format == "csv") {  // the table's rows as CSV, units in the header
+    static bool header = true;
+    if (header)
+      std::printf("collective,algorithm,procs,bytes,count,dtype,pattern,max_delay_us,reps,median_run_time_us,"
+                  "ci_low_us,ci_high_us,min_elapsed_us,avg_elapsed_us,max_elapsed_us,ratio_to_baseline,baseline,p,"
+                  "result\n");
+    header = false;
+    for (const Series &s : series) {
+      std::printf("%s,%s,%d,%lld,%d,%s,%s,%.6g,%zu,", cname.c_str(), s.name.c_str(), procs, bytes, count,
+                  options.dtype.c_str(), options.pattern_text.c_str(), max_delay * 1e6, s.run_time.size());
+      if (s.skipped || s.run_time.empty()) {
+        std::printf(",,,,,,,%s,,%s\n", options.baseline.c_str(), s.skipped ? "skipped" : "no valid repetitions");
+        continue;
+      }
+      const double m = bench::median(s.run_time);
+      const auto ci = bench::bootstrap_median_ci(s.run_time, 0.95, 2000, options.seed);
+      std::printf("%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,", m * 1e6, ci.low * 1e6, ci.high * 1e6,
+                  bench::median(s.min_elapsed) * 1e6, bench::median(s.avg_elapsed) * 1e6,
+                  bench::median(s.max_elapsed) * 1e6);
+      if (base && base_median > 0) std::printf("%.4f", m / base_median);
+      std::printf(",%s,", options.baseline.c_str());
+      if (base && base_median > 0 && &s != base)
+        std::printf("%.4f", bench::permutation_test_median_ratio(s.run_time, base->run_time, 10000, options.seed));
+      std::printf(",%s\n", !s.note.empty() ? "bound" : !s.correct ? "WRONG" : options.check ? "ok" : "unchecked");
+    }
+    return;
+  }
   std::printf("\n%s, %lld bytes = %d x %s (%s)%s%s%s, %d ranks; pattern %s, max delay %.6g us; sync %s, delay %s, "
               "PAT %s; %d iterations (+%d warm-up)\n",
               cname.c_str(), bytes, count, options.dtype.c_str(), human_bytes(static_cast<double>(bytes)).c_str(),
@@ -507,17 +516,9 @@ void print_summary(const Options &options, Collective c, int count, const Type &
 
 int main(int argc, char **argv) {
   Options options;
-  bool list = false, help = false;
-  const std::string error = parse(argc, argv, options, list, help);
-  if (help) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  if (options.version) {
-    std::fputs(patcoll::cli::version_text("patcoll-bench").c_str(), stdout);
-    return 0;
-  }
-  if (list) {  // no MPI needed
+  bool list = false;
+  const std::string error = parse(argc, argv, options, list);
+  if (list && error.empty()) {  // no MPI needed
     std::fputs(patcoll::mpi::list_lines().c_str(), stdout);
     return 0;
   }
@@ -545,8 +546,25 @@ int main(int argc, char **argv) {
     return die("--pat-source runtime needs MPI_THREAD_MULTIPLE, which this MPI library does not provide");
   if (source_kind == bench::PatSourceKind::runtime && options.window)
     return die("--pat-source runtime needs --sync barrier (the edge is placed inside the emulated computation)");
-  if (options.root >= procs)
-    return die("--root " + std::to_string(options.root) + " out of range (" + std::to_string(procs) + " processes)");
+  if (options.procs > 0 && options.procs != procs)
+    return die("--procs: " + std::to_string(options.procs) + " processes asked for, mpirun started " +
+               std::to_string(procs));
+  if (std::string e = patcoll::cli::root_problem(options.root, procs); !e.empty()) return die("--root: " + e);
+  // --model: rank 0 reads it (core's parser), every rank sets it.
+  if (!options.model.empty()) {
+    patcoll::core::CostModel model;
+    std::string problem;
+    if (rank == 0) problem = patcoll::cli::load_model(options.model, model);
+    int length = static_cast<int>(problem.size());
+    MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    problem.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(problem.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (!problem.empty()) return die("--model: " + problem);
+    double values[3] = {model.alpha, model.beta, model.gamma};
+    MPI_Bcast(values, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (PAT_Set_cost_model(MPI_COMM_WORLD, values[0], values[1], values[2]) != MPI_SUCCESS)
+      return die("--model: " + std::string(PAT_Last_error()));
+  }
 
   // Algorithms: each named one must exist in at least one chosen collective.
   auto known = [](Collective c, const std::string &name) {
@@ -555,12 +573,13 @@ int main(int argc, char **argv) {
   for (const std::string &wanted : options.algorithms) {
     bool anywhere = false;
     for (Collective c : options.collectives) anywhere |= known(c, wanted);
-    if (!anywhere) return die("unknown algorithm '" + wanted + "' (see patcoll-bench --list)");
+    if (!anywhere) return die("--alg: " + patcoll::cli::unknown_algorithm(wanted, collective_names(options)));
   }
   {
     bool anywhere = false;
     for (Collective c : options.collectives) anywhere |= known(c, options.baseline);
-    if (!anywhere) return die("unknown baseline algorithm '" + options.baseline + "' (see patcoll-bench --list)");
+    if (!anywhere)
+      return die("--baseline: " + patcoll::cli::unknown_algorithm(options.baseline, collective_names(options)));
   }
 
   // The trace is read by rank 0 and broadcast, with its verdict.
@@ -572,20 +591,21 @@ int main(int argc, char **argv) {
     MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
     problem.resize(static_cast<std::size_t>(length));
     MPI_Bcast(problem.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (!problem.empty()) return die(problem);
+    if (!problem.empty()) return die("--pattern: " + problem);
     MPI_Bcast(&lines, 1, MPI_INT, 0, MPI_COMM_WORLD);
     trace.resize(static_cast<std::size_t>(lines), std::vector<double>(static_cast<std::size_t>(procs)));
     for (auto &pap : trace) MPI_Bcast(pap.data(), procs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   }
   if (std::string e = bench::check_pattern(options.pattern, procs, options.iterations, trace.size()); !e.empty())
-    return die(e);
+    return die("--pattern: " + e);
 
   std::FILE *out = nullptr;
   {
     int opened = 1;
     if (rank == 0 && !options.out.empty()) opened = (out = std::fopen(options.out.c_str(), "w")) != nullptr;
+    else if (rank == 0 && options.format == "json") out = stdout;  // --json: the records on stdout
     MPI_Bcast(&opened, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!opened) return die("cannot write --out file '" + options.out + "'");
+    if (!opened) return die("--out: cannot write '" + options.out + "'");
   }
 
   const Type type = type_of(options.dtype);
@@ -857,7 +877,8 @@ int main(int argc, char **argv) {
         if (bounded) series.push_back(bound_series);
         if (out) std::fflush(out);
 
-        print_summary(options, c, count, type, procs, generator.max_delay(), window, series);
+        if (options.format != "json")
+          print_summary(options, c, count, type, procs, generator.max_delay(), window, series);
         std::fflush(stdout);
         for (const Series &s : series) every_ok &= s.correct ? 1 : 0;
       }
@@ -865,7 +886,7 @@ int main(int argc, char **argv) {
       if (!every_ok) all_correct = false;
     }
   }
-  if (out) std::fclose(out);
+  if (out && out != stdout) std::fclose(out);
   if (std::string e = source.stop(); !e.empty() && rank == 0) std::fprintf(stderr, "patcoll-bench: %s\n", e.c_str());
   MPI_Finalize();
   return all_correct ? 0 : 1;

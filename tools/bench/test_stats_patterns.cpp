@@ -312,5 +312,52 @@ TEST(Trace, LinesAreReturnedInOrderAndWrapForWarmUp) {
   EXPECT_DOUBLE_EQ(g.max_delay(), 1.0);
 }
 
+
+// ---- the --pattern flag: NAME[:DELAY[:ARG]] -----------------------------------
+
+TEST(PatternFlag, TheDelayComesInThePatternWithUnits) {
+  PatternSpec spec;
+  ASSERT_EQ(parse_pattern_flag("one-late:20ms", false, spec), "");
+  EXPECT_TRUE(spec.has_delay);
+  EXPECT_DOUBLE_EQ(spec.delay, 0.02);
+  EXPECT_EQ(spec.late_rank, -1);
+  ASSERT_EQ(parse_pattern_flag("one-late:1.5s:3", false, spec), "");
+  EXPECT_DOUBLE_EQ(spec.delay, 1.5);
+  EXPECT_EQ(spec.late_rank, 3);
+  ASSERT_EQ(parse_pattern_flag("gamma:300us:4", false, spec), "");
+  EXPECT_DOUBLE_EQ(spec.delay, 300e-6);
+  EXPECT_DOUBLE_EQ(spec.shape, 4);
+  ASSERT_EQ(parse_pattern_flag("rand-late:1e-3", false, spec), "");
+  EXPECT_DOUBLE_EQ(spec.delay, 1e-3);
+  ASSERT_EQ(parse_pattern_flag("one-late:2d", false, spec), "");
+  EXPECT_DOUBLE_EQ(spec.delay_rounds, 2);
+  double d = 0;
+  EXPECT_EQ(pattern_delay(spec, 0, 0.5, d), "");
+  EXPECT_DOUBLE_EQ(d, 1.0);
+  EXPECT_NE(pattern_delay(spec, 0, -1, d), "");  // no round time in this tool
+  ASSERT_EQ(parse_pattern_flag("trace:a:b.txt", false, spec), "");
+  EXPECT_EQ(spec.trace_file, "a:b.txt");
+  ASSERT_EQ(parse_pattern_flag("none", false, spec), "");
+}
+
+TEST(PatternFlag, MaxDelayKeepsTheOlderForm) {
+  PatternSpec spec;
+  ASSERT_EQ(parse_pattern_flag("one-late:3", true, spec), "");
+  EXPECT_FALSE(spec.has_delay);
+  EXPECT_EQ(spec.late_rank, 3);
+  double d = 0;
+  EXPECT_EQ(pattern_delay(spec, 0.02, -1, d), "");
+  EXPECT_DOUBLE_EQ(d, 0.02);
+  EXPECT_NE(parse_pattern_flag("one-late:20ms", true, spec).find("delay given twice"), std::string::npos);
+}
+
+TEST(PatternFlag, MistakesAreRefused) {
+  PatternSpec spec;
+  for (const char *bad : {"one-late", "rand-late:", "one-late:soon", "one-late:-1ms", "one-late:1ms:x",
+                          "rand-late:1ms:2", "none:1ms", "sideways:1ms", "trace:", "one-late:1ms:"})
+    EXPECT_NE(parse_pattern_flag(bad, false, spec), "") << bad;
+  EXPECT_NE(parse_pattern_flag("one-late", false, spec).find("needs a delay"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace patcoll::bench

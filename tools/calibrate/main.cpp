@@ -66,10 +66,11 @@ double reduce_local_per_byte(int count, int repetitions) {
 }  // namespace
 
 const char *const kUsage =
-    "usage: mpirun -np P patcoll-calibrate [--out FILE] [--bytes N] [--repetitions N] | --help | --version\n"
-    "Measures the Hockney model (alpha, beta, gamma) on P >= 2 processes and writes a PATCOLL_MODEL file.\n"
-    "  --out FILE         the model file (default patcoll-model.txt)\n"
-    "  --bytes N          large message for beta, 1K .. 1G (K/M/G = 2^10/2^20/2^30; default 1M)\n"
+    "usage: mpirun -np P patcoll-calibrate [--out FILE] [--size BYTES] [--repetitions N] | --help | --version\n"
+    "Measures the Hockney model (alpha, beta, gamma) on P >= 2 processes and writes a PATCOLL_MODEL file,\n"
+    "which patcoll-sim, patcoll-sched and patcoll-bench read with --model FILE.\n"
+    "  --out FILE         the model file (default patcoll-model.txt; --output, -o)\n"
+    "  --size BYTES       large message for beta, 1K .. 1G (K/M/G = 2^10/2^20/2^30; default 1M; --bytes)\n"
     "  --repetitions N    measurements per value, 1 .. 100000 (default 50); the median is kept\n"
     "Bad input: one line on stderr, exit code 2. With one process alpha and beta cannot be measured:\n"
     "refused (exit 2), nothing written.\n";
@@ -78,13 +79,14 @@ int main(int argc, char **argv) {
   std::string out = "patcoll-model.txt";
   int bytes = 1 << 20, repetitions = 50;
   {  // before MPI_Init: every rank says it and exits (tools/common/cli.hpp)
-    patcoll::cli::Arguments arguments("patcoll-calibrate", kUsage, argc, argv);
+    namespace flags = patcoll::cli::flags;
+    patcoll::cli::Arguments arguments("patcoll-calibrate", kUsage, argc, argv,
+                                      {flags::out, flags::size, patcoll::cli::Flag{"--repetitions", "", true}});
     std::string flag;
     while (arguments.next(flag)) {
       if (flag == "--out") out = arguments.value();
-      else if (flag == "--bytes") bytes = static_cast<int>(arguments.size(1024, 1 << 30));
+      else if (flag == "--size") bytes = static_cast<int>(arguments.size(1024, 1 << 30));
       else if (flag == "--repetitions") repetitions = static_cast<int>(arguments.integer(1, 100000));
-      else arguments.unknown();
     }
   }
   MPI_Init(&argc, &argv);

@@ -86,6 +86,21 @@ void die(const std::string &tool, const std::string &message) {
   std::exit(2);
 }
 
+std::string json_string(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + '"';
+}
+
 std::vector<std::string> split(const std::string &text, char separator) {
   std::vector<std::string> parts;
   std::string item;
@@ -183,8 +198,42 @@ std::string parse_real_list(const std::string &text, std::vector<double> &out, d
   });
 }
 
+std::string parse_procs(const std::string &text, std::vector<std::int64_t> &out, bool single) {
+  if (std::string e = parse_size_list(text, out, 1, kMaxProcs); !e.empty()) {
+    if (e.rfind("size ", 0) == 0) return "process count" + e.substr(4);  // "size 'x' is outside ..."
+    if (e.rfind("bad size ", 0) == 0)
+      return "bad process count" + e.substr(8, e.find(" (") - 8) + " (a whole number, 1 .. 2^20; ranges a:b:xK)";
+    return e;
+  }
+  if (single && out.size() != 1) return "one process count expected, got " + quoted(text);
+  return {};
+}
+
+std::string root_problem(std::int64_t root, std::int64_t procs) {
+  if (root >= 0 && root < procs) return {};
+  return "root " + std::to_string(root) + " is outside 0 .. " + std::to_string(procs - 1) + " (" +
+         std::to_string(procs) + " processes)";
+}
+
+std::string unknown_collective(const std::string &name) {
+  return "unknown collective " + quoted(name) + " (reduce, allreduce, scatter, gather)";
+}
+
+std::string unknown_algorithm(const std::string &name, const std::string &collectives) {
+  return "unknown algorithm " + quoted(name) + " for " + collectives + " (patcoll-info lists them)";
+}
+
 Arguments::Arguments(std::string tool, std::string usage, int argc, char **argv, int first)
     : tool_(std::move(tool)), usage_(std::move(usage)), argc_(argc), argv_(argv), index_(first) {}
+
+Arguments::Arguments(std::string tool, std::string usage, int argc, char **argv, std::vector<Flag> table, int first)
+    : tool_(std::move(tool)), usage_(std::move(usage)), argc_(argc), argv_(argv), index_(first),
+      table_(std::move(table)) {}
+
+void Arguments::fail(const std::string &message) const {
+  if (throws_) throw BadArguments{message};
+  die(tool_, message);
+}
 
 bool Arguments::next(std::string &flag) {
   if (index_ >= argc_) return false;
@@ -198,14 +247,23 @@ bool Arguments::next(std::string &flag) {
     std::cout << version_text(tool_);
     std::exit(0);
   }
-  if (word.size() < 2 || word[0] != '-') die(tool_, "unexpected argument " + quoted(word) + " (see --help)");
+  if (word.size() < 2 || word[0] != '-') fail("unexpected argument " + quoted(word) + " (see --help)");
   if (auto equals = word.find('='); word.rfind("--", 0) == 0 && equals != std::string::npos) {
     inline_value_ = word.substr(equals + 1);
     has_inline_value_ = true;
     word.erase(equals);
   }
-  flag_ = flag = word;
-  return true;
+  flag_ = spelled_ = flag = word;
+  if (table_.empty()) return true;
+  for (const Flag &f : table_) {
+    bool match = word == f.name;
+    for (const std::string &alias : split(f.aliases, ' ')) match |= !alias.empty() && word == alias;
+    if (!match) continue;
+    flag_ = flag = f.name;
+    if (!f.takes_value && has_inline_value_) fail(spelled_ + " takes no value");
+    return true;
+  }
+  unknown();
 }
 
 std::string Arguments::value() {
@@ -213,33 +271,33 @@ std::string Arguments::value() {
     has_inline_value_ = false;
     return inline_value_;
   }
-  if (index_ >= argc_) die(tool_, flag_ + " needs a value");
+  if (index_ >= argc_) fail(spelled_ + " needs a value");
   return argv_[index_++];
 }
 
-void Arguments::unknown() const { die(tool_, "unknown option " + quoted(flag_) + " (see --help)"); }
+void Arguments::unknown() const { fail("unknown option " + quoted(spelled_) + " (see --help)"); }
 
 std::int64_t Arguments::size(std::int64_t low, std::int64_t high) {
   std::int64_t out = 0;
-  if (std::string e = parse_size(value(), out, low, high); !e.empty()) die(tool_, flag_ + ": " + e);
+  if (std::string e = parse_size(value(), out, low, high); !e.empty()) fail_value(e);
   return out;
 }
 
 std::int64_t Arguments::integer(std::int64_t low, std::int64_t high) {
   std::int64_t out = 0;
-  if (std::string e = parse_integer(value(), out, low, high); !e.empty()) die(tool_, flag_ + ": " + e);
+  if (std::string e = parse_integer(value(), out, low, high); !e.empty()) fail_value(e);
   return out;
 }
 
 double Arguments::real(double low, bool low_open) {
   double out = 0;
-  if (std::string e = parse_real(value(), out, low, low_open); !e.empty()) die(tool_, flag_ + ": " + e);
+  if (std::string e = parse_real(value(), out, low, low_open); !e.empty()) fail_value(e);
   return out;
 }
 
 double Arguments::seconds() {
   double out = 0;
-  if (std::string e = parse_seconds(value(), out); !e.empty()) die(tool_, flag_ + ": " + e);
+  if (std::string e = parse_seconds(value(), out); !e.empty()) fail_value(e);
   return out;
 }
 

@@ -88,3 +88,79 @@ TEST(Version, IsTheProjectVersion) {
   EXPECT_EQ(std::string(version()), PATCOLL_VERSION_STRING);
   EXPECT_NE(version_text("patcoll-sim").find("patcoll-sim (patcoll) " PATCOLL_VERSION_STRING), std::string::npos);
 }
+
+// ---- the flag convention ------------------------------------------------------
+
+namespace {
+std::vector<char *> argv_of(std::vector<std::string> &words) {
+  std::vector<char *> argv;
+  for (std::string &w : words) argv.push_back(w.data());
+  return argv;
+}
+}  // namespace
+
+TEST(FlagTable, AliasesReturnTheFlagsNameAndKeepTheirSpelling) {
+  std::vector<std::string> words{"tool", "--pap", "one-late:1ms", "--collective=reduce", "-o", "x", "--json"};
+  auto argv = argv_of(words);
+  Arguments args("patcoll-x", "usage", static_cast<int>(argv.size()), argv.data(),
+                 {flags::pattern, flags::coll, flags::out, flags::json});
+  std::string flag;
+  ASSERT_TRUE(args.next(flag));
+  EXPECT_EQ(flag, "--pattern");
+  EXPECT_EQ(args.spelled(), "--pap");
+  EXPECT_EQ(args.value(), "one-late:1ms");
+  ASSERT_TRUE(args.next(flag));
+  EXPECT_EQ(flag, "--coll");
+  EXPECT_EQ(args.value(), "reduce");
+  ASSERT_TRUE(args.next(flag));
+  EXPECT_EQ(flag, "--out");
+  EXPECT_EQ(args.value(), "x");
+  ASSERT_TRUE(args.next(flag));
+  EXPECT_EQ(flag, "--json");
+  EXPECT_FALSE(args.next(flag));
+}
+
+TEST(FlagTable, UnknownFlagsAndValuedSwitchesAreOneMessage) {
+  for (const auto &[word, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--bogus", "unknown option '--bogus' (see --help)"},
+           {"--json=1", "--json takes no value"},
+           {"stray", "unexpected argument 'stray' (see --help)"}}) {
+    std::vector<std::string> words{"tool", word};
+    auto argv = argv_of(words);
+    Arguments args("patcoll-x", "usage", 2, argv.data(), {flags::json});
+    args.throw_on_error();
+    std::string flag;
+    try {
+      args.next(flag);
+      ADD_FAILURE() << word << " accepted";
+    } catch (const BadArguments &bad) {
+      EXPECT_EQ(bad.message, message);
+    }
+  }
+}
+
+TEST(FlagTable, ValueErrorsNameTheFlagAsTyped) {
+  std::vector<std::string> words{"tool", "--bytes", "5X"};
+  auto argv = argv_of(words);
+  Arguments args("patcoll-x", "usage", 3, argv.data(), {flags::size});
+  args.throw_on_error();
+  std::string flag;
+  ASSERT_TRUE(args.next(flag));
+  try {
+    args.size();
+    ADD_FAILURE() << "5X accepted";
+  } catch (const BadArguments &bad) {
+    EXPECT_EQ(bad.message.rfind("--bytes: bad size '5X'", 0), 0u) << bad.message;
+  }
+}
+
+TEST(SharedValues, ProcsRootAndNamesReadTheSameEverywhere) {
+  std::vector<std::int64_t> procs;
+  EXPECT_EQ(parse_procs("4:16:x2", procs), "");
+  EXPECT_EQ(procs, (std::vector<std::int64_t>{4, 8, 16}));
+  EXPECT_EQ(parse_procs("0", procs), "process count '0' is outside 1 .. 1048576");
+  EXPECT_NE(parse_procs("4,8", procs, /*single=*/true), "");
+  EXPECT_EQ(root_problem(3, 4), "");
+  EXPECT_EQ(root_problem(4, 4), "root 4 is outside 0 .. 3 (4 processes)");
+  EXPECT_EQ(json_string("a\"b\\\n"), "\"a\\\"b\\\\\\u000a\"");
+}

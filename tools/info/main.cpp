@@ -195,12 +195,10 @@ constexpr const char *kUsage =
 
 int main(int argc, char **argv) {
   bool parsable = false;
-  patcoll::cli::Arguments arguments("patcoll-info", kUsage, argc, argv);
+  patcoll::cli::Arguments arguments("patcoll-info", kUsage, argc, argv, {patcoll::cli::Flag{"--parsable", "", false}});
   std::string flag;
-  while (arguments.next(flag)) {
+  while (arguments.next(flag))
     if (flag == "--parsable") parsable = true;
-    else arguments.unknown();
-  }
   const int invalid = parsable ? print_parsable() : print_human();
   return invalid > 0 ? 1 : 0;
 }

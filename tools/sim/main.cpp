@@ -1,13 +1,15 @@
 // patcoll-sim — evaluate the catalogue's algorithms in the α-β-γ model.
 //
-// Sweeps algorithms × P × message size × segmentation × PAP × (α, β, γ),
-// builds every rank's Program exactly as the MPI library would, runs the
-// discrete-event simulator (core/simulate.hpp) and prints one CSV row per
-// case. With --timeline it draws one case as a Gantt chart (PNG, through
-// tools/plot/plot_timeline.py). No MPI needed.
+// Sweeps collectives × algorithms × P × message size × segmentation ×
+// pattern × (α, β, γ), builds every rank's Program exactly as the MPI
+// library would, runs the discrete-event simulator (core/simulate.hpp) and
+// prints one CSV row (or JSON line) per case. With --timeline it draws one
+// case as a Gantt chart (PNG, through tools/plot/plot_timeline.py). No MPI
+// needed. Flags follow the tools' convention (docs/guide/tools.md).
 //
-//   patcoll-sim --algorithms linear,binomial --procs 4:1024:x2 --bytes 1Mi
-//   patcoll-sim --procs 8 --bytes 64Ki --pap one-late:1e-3 --timeline t.png
+//   patcoll-sim --alg linear,binomial --procs 4:1024:x2 --size 1M
+//   patcoll-sim --procs 8 --size 64K --pattern one-late:1ms --timeline t.png
+//   patcoll-sim --model patcoll.model --coll reduce,allreduce --pattern rand-late:20ms
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,9 +26,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/algorithm.hpp"
 #include "cli.hpp"
+#include "core/algorithm.hpp"
+#include "core/builders/pap.hpp"
+#include "core/builders/tree.hpp"
+#include "core/generators/schedule.hpp"
 #include "core/simulate.hpp"
+#include "model.hpp"
 #include "patterns.hpp"
 
 using namespace patcoll::core;
@@ -34,33 +40,38 @@ using namespace patcoll::core;
 namespace {
 
 const char *kUsage = R"(usage: patcoll-sim [options]
-Simulates the catalogue's algorithms in the Hockney α-β-γ model and prints CSV.
-Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one.
+Simulates the catalogue's algorithms in the Hockney α-β-γ model; one CSV row
+(or JSON line) per case. Lists are comma separated; a:b:xK is a geometric
+range, a:b:+K an arithmetic one. Older spellings in parentheses still work.
 
-  --collective C        reduce (default), allreduce, scatter, gather
-  --algorithms LIST     algorithm names, or "all" (default: all of the collective);
+  --coll LIST           reduce (default), allreduce, scatter, gather (--collective)
+  --alg LIST            algorithm names, or "all" (default: all of each collective);
                         reduce/allreduce also take "bound" (in "all"): the model's
                         limit, latest arrival + α + m(β+γ) (one transfer, one reduction)
+                        (--algorithms, --algorithm)
   --procs LIST          process counts P, 1 .. 2^20 (default 8)
-  --bytes LIST          message size m in bytes; K/M/G = 2^10/2^20/2^30 (default 1M)
-                        (scatter/gather: bytes per rank); count = bytes / element size
-  --count LIST          message size in elements instead of --bytes
+  --size LIST           message size m in bytes; K/M/G = 2^10/2^20/2^30 (default 1M)
+                        (scatter/gather: bytes per rank); count = bytes / element size (--bytes)
+  --count LIST          message size in elements instead of --size
   --element-bytes N     size of one element (default 4)
-  --segments LIST       segment count; 0 = the algorithm's default (default 0)
+  --segments LIST       segment count; 0 = the algorithm's default (default 0); the
+                        CSV's segments column is the N the algorithm used
   --segment-bytes LIST  segment size in bytes instead of --segments
   --root N              root rank (default 0)
   --radix K1xK2x...     radix_k's radix vector, e.g. 4x4x8 (default: the algorithm's)
   --non-commutative     simulate with a non-commutative op
-  --pap LIST            arrival patterns (default none), patcoll-bench's patterns
-                        (tools/bench/patterns.hpp) with the delay D in the text:
+  --pattern LIST        arrival patterns (default none): NAME[:DELAY[:ARG]]
                           none | one-late:D[:RANK] (RANK defaults to P-1)
                           | rand-late:D (uniform in [0,D], --seed)
                           | alternating:D (odd ranks late by D) | linear:D (rank i at i*D/(P-1))
                           | normal:D | gamma:D[:SHAPE] | bernoulli:D[:PROB]
-                          | trace:FILE (one PAP per line, P values each, every line used)
-                        D in seconds, or with a suffix: s, ms, us, ns, or "d" for
-                        multiples of the round time α + B(β+γ) of the first segment size
-  --seed N              seed for rand-late (default 1)
+                          | trace:FILE (one pattern per line, P values in seconds, every line used)
+                        D a duration (20ms, 1.5s, 300us, 1e-3 = seconds) or Nd, N round
+                        times α + B(β+γ) of the first segment size (--pap)
+  --max-delay D         the delay of every pattern, given apart (then NAME[:ARG])
+  --seed N              seed for the random patterns (default 1)
+  --model FILE          α, β, γ from a cost-model file (patcoll-calibrate --out);
+                        --alpha/--beta/--gamma override it
   --alpha LIST          α in s, > 0 (default 2.66e-6)
   --beta LIST           β in s/B, >= 0 (default 4.8179e-10)
   --gamma LIST          γ in s/B, >= 0 (default 1.6654e-10)
@@ -73,37 +84,23 @@ Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one
   --clairvoyant-join R  end (default): a process joins a Clairvoyant round if it
                         arrives before the round ends ([PO]); start: only if it
                         arrived by the round's start (schedule time = upper bound)
-  --output FILE         CSV to FILE instead of stdout
+  --csv, --json         CSV with a header (default) or one JSON object per line;
+                        times in seconds (columns *_s), sizes in bytes
+  --out FILE            the records to FILE instead of stdout (--output, -o)
   --timeline FILE.png   Gantt chart of the (single) simulated case
-  --timeline-csv FILE   the timeline as CSV (rank,step,activity,peer,start,end,bytes)
+  --timeline-csv FILE   the timeline as CSV (rank,step,activity,peer,start,end,bytes; s)
   --no-header           omit the CSV header
-  --no-absorption       skip the balanced run behind the balanced_run_time and
-                        absorption columns of PAP rows (they are then nan); by
-                        default it runs on a second thread beside the PAP run
+  --no-absorption       skip the balanced run behind the balanced_run_time_s and
+                        absorption_s columns of pattern rows (they are then nan); by
+                        default it runs on a second thread beside the pattern run
   --list                list the algorithms and exit
   --quiet               no progress lines on stderr (printed for sweeps over 1 s)
   --progress SECONDS    seconds between progress lines (default 1)
   --help, --version
-Numbers follow tools/common/cli.hpp: malformed values, overflow and unknown
-options are one line on stderr and exit code 2.
+Bad input (unknown options, malformed values, overflow): one line on stderr, exit 2.
 )";
 
 [[noreturn]] void fail(const std::string &message) { patcoll::cli::die("patcoll-sim", message); }
-
-// Numbers, sizes and lists: the tools' shared strict parser
-// (tools/common/cli.hpp; K/M/G = 2^10/2^20/2^30 — before 0.1.0 patcoll-sim
-// read 1M as 10^6).
-double parse_double(const std::string &text) {
-  double value = 0;
-  if (const std::string e = patcoll::cli::parse_real(text, value); !e.empty()) fail(e);
-  return value;
-}
-
-std::int64_t parse_int(const std::string &text) {
-  std::int64_t value = 0;
-  if (const std::string e = patcoll::cli::parse_size(text, value); !e.empty()) fail(e);
-  return value;
-}
 
 std::vector<std::int64_t> size_list(const std::string &flag, const std::string &text, std::int64_t low,
                                     std::int64_t high) {
@@ -121,67 +118,138 @@ std::vector<double> real_list(const std::string &flag, const std::string &text, 
 
 using patcoll::cli::split;
 
-// --pap KIND:D[:ARG]: the bench's patterns (tools/bench/patterns.hpp, the
-// same parser, generator and trace reader) with the delay D given per
-// pattern, so one sweep can cover several delays.
+// One --pattern item: the shared pattern parser (tools/common/patterns.hpp),
+// the delay per pattern, so one sweep can cover several delays.
 struct PapSpec {
-  std::string text;   // as given, for the CSV
-  std::string delay;  // raw delay text (units resolved per case)
+  std::string text;  // as given, for the records
   patcoll::bench::PatternSpec pattern;
 };
 
-PapSpec parse_pap(const std::string &text) {
-  PapSpec spec;
-  spec.text = text;
-  const auto parts = split(text, ':');
-  const std::string kind = parts[0];
-  std::string bench_text = kind;
-  if (kind == "trace") {
-    bench_text = text;
-  } else if (kind != "none") {
-    if (parts.size() < 2 || parts[1].empty()) fail("PAP '" + text + "' needs a delay, e.g. " + kind + ":1ms");
-    spec.delay = parts[1];
-    for (std::size_t i = 2; i < parts.size(); ++i) bench_text += ":" + parts[i];
-  }
-  if (const std::string e = patcoll::bench::parse_pattern(bench_text, spec.pattern); !e.empty())
-    fail("--pap: " + e + " (KIND:D[:ARG], D per pattern)");
-  return spec;
-}
-
-// Seconds of `text` ("1e-3", "2ms", "3d" = 3 round times).
-double parse_delay(const std::string &text, double round_time) {
-  if (!text.empty() && text.back() == 'd') {
-    double rounds = 0;
-    if (const std::string e = patcoll::cli::parse_real(text.substr(0, text.size() - 1), rounds, 0.0); !e.empty())
-      fail("bad delay '" + text + "'");
-    return rounds * round_time;
-  }
-  double seconds = 0;
-  if (const std::string e = patcoll::cli::parse_seconds(text, seconds); !e.empty()) fail(e);
-  return seconds;
-}
-
-// The PAPs one spec stands for (every line of a trace).
-std::vector<std::vector<double>> make_paps(const PapSpec &spec, int procs, double round_time, std::uint64_t seed) {
+// The patterns one spec stands for (every line of a trace).
+std::vector<std::vector<double>> make_paps(const PapSpec &spec, int procs, double max_delay, double round_time,
+                                           std::uint64_t seed) {
   using patcoll::bench::PatternKind;
   if (spec.pattern.kind == PatternKind::none) return {{}};
   std::vector<std::vector<double>> trace;
   if (spec.pattern.kind == PatternKind::trace) {
-    if (const std::string e = patcoll::bench::load_trace(spec.pattern.trace_file, procs, trace); !e.empty()) fail(e);
+    if (const std::string e = patcoll::bench::load_trace(spec.pattern.trace_file, procs, trace); !e.empty())
+      fail("--pattern: " + e);
     return trace;
   }
-  if (const std::string e = patcoll::bench::check_pattern(spec.pattern, procs, 1, 0); !e.empty()) fail(e);
-  patcoll::bench::PatternGenerator generator(spec.pattern, procs, parse_delay(spec.delay, round_time), seed);
+  if (const std::string e = patcoll::bench::check_pattern(spec.pattern, procs, 1, 0); !e.empty())
+    fail("--pattern: " + e);
+  double delay = 0;
+  if (const std::string e = patcoll::bench::pattern_delay(spec.pattern, max_delay, round_time, delay); !e.empty())
+    fail("--pattern: " + e);
+  patcoll::bench::PatternGenerator generator(spec.pattern, procs, delay, seed);
   return {generator.next()};
 }
 
-std::string csv_escape(const std::string &text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
+// The segment count N the algorithm's builder uses for `params` (where the
+// builders decide it): the schedule-based reduces schedule_segment_count
+// (N_opt of [M] §5.2 unless fixed), the segmented trees and chains
+// segments_for_bytes(kDefaultSegmentBytes), Clairvoyant allreduce its plan's
+// fold segments (clairvoyant_fold_segments; 1 when nothing is folded), ls/sls
+// two per leaf; every other algorithm sends whole messages or blocks: 1.
+std::int64_t segments_used(const Algorithm &algorithm, const Params &params) {
+  const std::string_view name = algorithm.name;
+  if (algorithm.collective == Collective::reduce && (algorithm.restrictions & schedule_based))
+    return schedule_segment_count(params);
+  if ((algorithm.collective == Collective::reduce && (name == "chain" || name == "binary")) ||
+      (algorithm.collective == Collective::allreduce && (name == "linear_tree" || name == "slt")))
+    return segments_for_bytes(params, kDefaultSegmentBytes);
+  if (algorithm.collective == Collective::allreduce && name == "clairvoyant") {
+    const ClairvoyantAllreducePlan plan = plan_clairvoyant_allreduce(params);
+    if (plan.folded == 0) return 1;
+    if (plan.segments > 0) return std::min(plan.segments, std::max<std::int64_t>(1, params.count));
+    return clairvoyant_fold_segments(params, params.procs - plan.folded);
+  }
+  if (algorithm.collective == Collective::gather && (name == "ls" || name == "sls")) return params.count > 1 ? 2 : 1;
+  return 1;
 }
 
+// One record: CSV (the header once) or a JSON object per line, the same
+// fields in the same order.
+class Records {
+ public:
+  Records(std::ostream &out, bool json, bool header) : out_(out), json_(json), header_(header) {}
+  Records &field(const char *key, const std::string &text) { return add(key, text, true); }
+  Records &field(const char *key, double value) {
+    std::ostringstream s;
+    s.precision(12);
+    s << value;
+    return add(key, std::isfinite(value) ? s.str() : (json_ ? "null" : s.str()), false);
+  }
+  Records &field(const char *key, std::int64_t value) { return add(key, std::to_string(value), false); }
+  void end() {
+    if (!json_ && header_) {
+      for (std::size_t i = 0; i < keys_.size(); ++i) out_ << (i ? "," : "") << keys_[i];
+      out_ << '\n';
+    }
+    header_ = false;
+    if (json_) out_ << '{';
+    for (std::size_t i = 0; i < keys_.size(); ++i) {
+      if (i) out_ << ',';
+      if (json_) out_ << '"' << keys_[i] << "\":";
+      out_ << values_[i];
+    }
+    out_ << (json_ ? "}\n" : "\n");
+    keys_.clear(), values_.clear();
+  }
+  // The CSV header alone (a sweep without rows still names its columns).
+  void header_only(const std::vector<const char *> &keys) {
+    if (json_ || !header_) return;
+    for (std::size_t i = 0; i < keys.size(); ++i) out_ << (i ? "," : "") << keys[i];
+    out_ << '\n';
+    header_ = false;
+  }
+
+ private:
+  Records &add(const char *key, const std::string &text, bool quoted) {
+    keys_.push_back(key);
+    values_.push_back(quoted ? (json_ ? patcoll::cli::json_string(text) : csv_escape(text)) : text);
+    return *this;
+  }
+  static std::string csv_escape(const std::string &text) {
+    if (text.find_first_of(",\"\n") == std::string::npos) return text;
+    std::string out = "\"";
+    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+  }
+  std::ostream &out_;
+  bool json_, header_;
+  std::vector<const char *> keys_;
+  std::vector<std::string> values_;
+};
+
+// One case's record. Units in the column names: _s seconds, _s_per_byte,
+// bytes; segments is the N the algorithm used (segments_used).
+struct Row {
+  std::string collective, algorithm, pattern, ports, error;
+  std::int64_t procs = 0, root = 0, count = 0, bytes = 0, element_bytes = 0, segments = 0, segment_bytes = 0,
+               pattern_index = 0, messages = 0, bytes_sent = 0;
+  double imbalance = 0, alpha = 0, beta = 0, gamma = 0, run_time = 0, avg_elapsed = 0, max_elapsed = 0,
+         balanced_run_time = 0, absorption = 0, normalized_absorption = 0, build = 0, simulate = 0;
+};
+
+const std::vector<const char *> kColumns = {
+    "collective", "algorithm", "procs", "root", "count", "bytes", "element_bytes", "segments", "segment_bytes",
+    "pattern", "pattern_index", "imbalance_s", "alpha_s", "beta_s_per_byte", "gamma_s_per_byte", "ports",
+    "run_time_s", "avg_elapsed_s", "max_elapsed_s", "balanced_run_time_s", "absorption_s", "normalized_absorption",
+    "messages", "bytes_sent", "build_s", "simulate_s", "error"};
+
+void write_row(Records &records, const Row &r) {
+  records.field(kColumns[0], r.collective).field(kColumns[1], r.algorithm).field(kColumns[2], r.procs)
+      .field(kColumns[3], r.root).field(kColumns[4], r.count).field(kColumns[5], r.bytes)
+      .field(kColumns[6], r.element_bytes).field(kColumns[7], r.segments).field(kColumns[8], r.segment_bytes)
+      .field(kColumns[9], r.pattern).field(kColumns[10], r.pattern_index).field(kColumns[11], r.imbalance)
+      .field(kColumns[12], r.alpha).field(kColumns[13], r.beta).field(kColumns[14], r.gamma)
+      .field(kColumns[15], r.ports).field(kColumns[16], r.run_time).field(kColumns[17], r.avg_elapsed)
+      .field(kColumns[18], r.max_elapsed).field(kColumns[19], r.balanced_run_time).field(kColumns[20], r.absorption)
+      .field(kColumns[21], r.normalized_absorption).field(kColumns[22], r.messages).field(kColumns[23], r.bytes_sent)
+      .field(kColumns[24], r.build).field(kColumns[25], r.simulate).field(kColumns[26], r.error)
+      .end();
+}
 std::string python_interpreter() {
   // Debian's python3 carries numpy/matplotlib; a pyenv shim may not.
   if (std::ifstream("/usr/bin/python3").good()) return "/usr/bin/python3";
@@ -190,7 +258,7 @@ std::string python_interpreter() {
 
 void write_timeline_csv(const std::string &path, const SimulateResult &result) {
   std::ofstream out(path);
-  if (!out) fail("cannot write '" + path + "'");
+  if (!out) fail("--timeline-csv: cannot write '" + path + "'");
   out << "rank,step,activity,peer,start,end,bytes\n";
   out.precision(17);
   for (const TimelineEntry &e : result.timeline)
@@ -230,113 +298,79 @@ class BalancedRun {
 }  // namespace
 
 int run(int argc, char **argv) {
-  Collective collective = Collective::reduce;
-  std::string algorithm_list = "all", procs_text = "8", bytes_text = "1Mi", count_text, segments_text = "0",
-              segment_bytes_text, pap_text = "none", alpha_text, beta_text, gamma_text, output_path, timeline_png,
-              timeline_csv;
+  std::string collective_list = "reduce", algorithm_list = "all", procs_text = "8", bytes_text = "1Mi", count_text,
+              segments_text = "0", segment_bytes_text, pap_text = "none", alpha_text, beta_text, gamma_text,
+              output_path, timeline_png, timeline_csv, model_path;
   std::int64_t element_bytes = 4;
   int root = 0;
   std::vector<int> radix;
-  bool commutative = true, header = true, list = false, quiet = false, absorption_column = true;
-  double progress_interval = 1.0;
+  bool commutative = true, header = true, list = false, quiet = false, absorption_column = true, json = false;
+  bool alpha_given = false, beta_given = false, gamma_given = false, max_delay_given = false;
+  double progress_interval = 1.0, max_delay = 0;
+  std::string size_flag = "--size", pattern_flag = "--pattern";  // as typed, for messages
   std::uint64_t seed = 1;
   SimulateOptions options;
   ClairvoyantJoin clairvoyant_join = ClairvoyantJoin::before_round_end;
-  const CostModel defaults;
-  alpha_text = std::to_string(defaults.alpha);
-  {
-    std::ostringstream a, b, g;
-    a.precision(17), b.precision(17), g.precision(17);
-    a << defaults.alpha, b << defaults.beta, g << defaults.gamma;
-    alpha_text = a.str(), beta_text = b.str(), gamma_text = g.str();
-  }
 
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) fail(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg == "--version") {
-      std::cout << patcoll::cli::version_text("patcoll-sim");
-      return 0;
-    } else if (arg == "--quiet") {
-      quiet = true;
-    } else if (arg == "--progress") {
-      progress_interval = parse_double(value());
-      if (progress_interval < 0) fail("--progress must not be negative");
-    } else if (arg == "--collective") {
-      if (!parse_collective(value(), collective)) fail("unknown collective '" + std::string(argv[i]) + "'");
-    } else if (arg == "--algorithms" || arg == "--algorithm") {
-      algorithm_list = value();
-    } else if (arg == "--procs") {
-      procs_text = value();
-    } else if (arg == "--bytes") {
-      bytes_text = value();
-      count_text.clear();
-    } else if (arg == "--count") {
-      count_text = value();
-    } else if (arg == "--element-bytes") {
-      element_bytes = parse_int(value());
-      if (element_bytes <= 0 || element_bytes > (1 << 30)) fail("--element-bytes must be in 1 .. 2^30");
-    } else if (arg == "--segments") {
-      segments_text = value();
-      segment_bytes_text.clear();
-    } else if (arg == "--segment-bytes") {
-      segment_bytes_text = value();
-    } else if (arg == "--radix") {
+  namespace flags = patcoll::cli::flags;
+  using patcoll::cli::Flag;
+  patcoll::cli::Arguments args(
+      "patcoll-sim", kUsage, argc, argv,
+      {flags::coll, flags::alg, flags::procs, flags::size, flags::count, flags::pattern, flags::max_delay, flags::seed,
+       flags::model, flags::root, flags::json, flags::csv, flags::out, flags::quiet, flags::list,
+       Flag{"--element-bytes", "", true}, Flag{"--segments", "", true}, Flag{"--segment-bytes", "", true},
+       Flag{"--radix", "", true}, Flag{"--non-commutative", "", false}, Flag{"--alpha", "", true},
+       Flag{"--beta", "", true}, Flag{"--gamma", "", true}, Flag{"--ports", "", true}, Flag{"--copy-cost", "", true},
+       Flag{"--overlap", "", false}, Flag{"--no-overlap", "", false}, Flag{"--clairvoyant-join", "", true},
+       Flag{"--timeline", "", true}, Flag{"--timeline-csv", "", true}, Flag{"--no-header", "", false},
+       Flag{"--no-absorption", "", false}, Flag{"--progress", "", true}});
+  std::string flag;
+  while (args.next(flag)) {
+    if (flag == "--quiet") quiet = true;
+    else if (flag == "--progress") progress_interval = args.real(0.0);
+    else if (flag == "--coll") collective_list = args.value();
+    else if (flag == "--alg") algorithm_list = args.value();
+    else if (flag == "--procs") procs_text = args.value();
+    else if (flag == "--size") bytes_text = args.value(), count_text.clear(), size_flag = args.spelled();
+    else if (flag == "--count") count_text = args.value();
+    else if (flag == "--element-bytes") element_bytes = args.size(1, 1 << 30);
+    else if (flag == "--segments") segments_text = args.value(), segment_bytes_text.clear();
+    else if (flag == "--segment-bytes") segment_bytes_text = args.value();
+    else if (flag == "--radix") {
       radix.clear();
-      for (const std::string &k : split(value(), 'x')) {
-        const std::int64_t radix_k = parse_int(k);
-        if (radix_k < 2 || radix_k > 1024) fail("--radix: every factor must be in 2 .. 1024");
-        radix.push_back(static_cast<int>(radix_k));
+      for (const std::string &k : split(args.value(), 'x')) {
+        std::int64_t factor = 0;
+        if (!patcoll::cli::parse_integer(k, factor, 2, 1024).empty())
+          args.fail_value("every factor must be an integer in 2 .. 1024");
+        radix.push_back(static_cast<int>(factor));
       }
-    } else if (arg == "--root") {
-      const std::int64_t r = parse_int(value());
-      if (r >= patcoll::cli::kMaxProcs) fail("--root " + std::to_string(r) + " is above every allowed P");
-      root = static_cast<int>(r);
-    } else if (arg == "--non-commutative") {
-      commutative = false;
-    } else if (arg == "--pap") {
-      pap_text = value();
-    } else if (arg == "--seed") {
-      seed = static_cast<std::uint64_t>(parse_int(value()));
-    } else if (arg == "--alpha") {
-      alpha_text = value();
-    } else if (arg == "--beta") {
-      beta_text = value();
-    } else if (arg == "--gamma") {
-      gamma_text = value();
-    } else if (arg == "--ports") {
-      if (!parse_port_model(value(), options.ports)) fail("unknown port model '" + std::string(argv[i]) + "'");
-    } else if (arg == "--copy-cost") {
-      options.copy_seconds_per_byte = parse_double(value());
-      if (options.copy_seconds_per_byte < 0) fail("--copy-cost must not be negative");
-    } else if (arg == "--overlap") {
-      options.combine_on_arrival = true;
-    } else if (arg == "--no-overlap") {
-      options.combine_on_arrival = false;
-    } else if (arg == "--clairvoyant-join") {
-      if (!parse_clairvoyant_join(value(), clairvoyant_join))
-        fail("unknown join rule '" + std::string(argv[i]) + "' (end, start)");
-    } else if (arg == "--output" || arg == "-o") {
-      output_path = value();
-    } else if (arg == "--timeline") {
-      timeline_png = value();
-    } else if (arg == "--timeline-csv") {
-      timeline_csv = value();
-    } else if (arg == "--no-header") {
-      header = false;
-    } else if (arg == "--no-absorption") {
-      absorption_column = false;
-    } else if (arg == "--list") {
-      list = true;
-    } else {
-      fail("unknown option '" + arg + "' (see --help)");
-    }
+    } else if (flag == "--root") {
+      root = static_cast<int>(args.integer(0, patcoll::cli::kMaxProcs - 1));
+    } else if (flag == "--non-commutative") commutative = false;
+    else if (flag == "--pattern") pap_text = args.value(), pattern_flag = args.spelled();
+    else if (flag == "--max-delay") max_delay = args.seconds(), max_delay_given = true;
+    else if (flag == "--seed") seed = static_cast<std::uint64_t>(args.integer(0, std::int64_t{1} << 62));
+    else if (flag == "--model") model_path = args.value();
+    else if (flag == "--alpha") alpha_text = args.value(), alpha_given = true;
+    else if (flag == "--beta") beta_text = args.value(), beta_given = true;
+    else if (flag == "--gamma") gamma_text = args.value(), gamma_given = true;
+    else if (flag == "--ports") {
+      const std::string v = args.value();
+      if (!parse_port_model(v, options.ports)) args.fail_value("unknown port model '" + v + "' (full_duplex, unidirectional)");
+    } else if (flag == "--copy-cost") options.copy_seconds_per_byte = args.real(0.0);
+    else if (flag == "--overlap") options.combine_on_arrival = true;
+    else if (flag == "--no-overlap") options.combine_on_arrival = false;
+    else if (flag == "--clairvoyant-join") {
+      const std::string v = args.value();
+      if (!parse_clairvoyant_join(v, clairvoyant_join)) args.fail_value("unknown join rule '" + v + "' (end, start)");
+    } else if (flag == "--out") output_path = args.value();
+    else if (flag == "--json") json = true;
+    else if (flag == "--csv") json = false;
+    else if (flag == "--timeline") timeline_png = args.value();
+    else if (flag == "--timeline-csv") timeline_csv = args.value();
+    else if (flag == "--no-header") header = false;
+    else if (flag == "--no-absorption") absorption_column = false;
+    else if (flag == "--list") list = true;
   }
 
   if (list) {
@@ -346,37 +380,71 @@ int run(int argc, char **argv) {
     return 0;
   }
 
+  // The cost model: the built-in values, a --model file over them, explicit
+  // --alpha/--beta/--gamma over both.
+  CostModel model;
+  if (!model_path.empty())
+    if (const std::string e = patcoll::cli::load_model(model_path, model); !e.empty()) fail("--model: " + e);
+  auto text_of = [](double v) {
+    std::ostringstream s;
+    s.precision(17);
+    s << v;
+    return s.str();
+  };
+  if (!alpha_given) alpha_text = text_of(model.alpha);
+  if (!beta_given) beta_text = text_of(model.beta);
+  if (!gamma_given) gamma_text = text_of(model.gamma);
+
+  // (collective, algorithm) pairs; `bound` rows per collective.
+  std::vector<Collective> collectives;
+  for (const std::string &name : split(collective_list, ',')) {
+    Collective c;
+    if (!parse_collective(name, c)) fail("--coll: " + patcoll::cli::unknown_collective(name));
+    collectives.push_back(c);
+  }
+  auto bound_applies = [](Collective c) { return c == Collective::reduce || c == Collective::allreduce; };
   std::vector<const Algorithm *> selected;
-  const bool bound_applies = collective == Collective::reduce || collective == Collective::allreduce;
-  bool bound_row = false;
+  std::vector<Collective> bound_rows;
   if (algorithm_list == "all") {
-    for (const Algorithm &a : algorithms())
-      if (a.collective == collective) selected.push_back(&a);
-    bound_row = bound_applies;
+    for (Collective c : collectives) {
+      for (const Algorithm &a : algorithms())
+        if (a.collective == c) selected.push_back(&a);
+      if (bound_applies(c)) bound_rows.push_back(c);
+    }
   } else {
     for (const std::string &name : split(algorithm_list, ',')) {
-      if (name == "bound" && bound_applies) {
-        bound_row = true;
-        continue;
+      bool anywhere = false;
+      for (Collective c : collectives) {
+        if (name == "bound" && bound_applies(c)) {
+          bound_rows.push_back(c), anywhere = true;
+        } else if (const Algorithm *a = find_algorithm(c, name)) {
+          selected.push_back(a), anywhere = true;
+        }
       }
-      const Algorithm *a = find_algorithm(collective, name);
-      if (!a) fail("no " + std::string(to_string(collective)) + " algorithm named '" + name + "' (see --list)");
-      selected.push_back(a);
+      if (!anywhere) fail("--alg: " + patcoll::cli::unknown_algorithm(name, collective_list));
     }
   }
-  if (selected.empty() && !bound_row) fail("no algorithm selected");
+  if (selected.empty() && bound_rows.empty()) fail("--alg: no algorithm selected");
 
   // P = 1 .. 2^20 (all ranks' Programs are built: more does not fit in memory).
-  const auto procs_list = ::size_list("--procs", procs_text, 1, patcoll::cli::kMaxProcs);
+  std::vector<std::int64_t> procs_list;
+  if (const std::string e = patcoll::cli::parse_procs(procs_text, procs_list); !e.empty()) fail("--procs: " + e);
   const bool by_count = !count_text.empty();
-  const auto size_list = ::size_list(by_count ? "--count" : "--bytes", by_count ? count_text : bytes_text, 0,
+  const auto size_list = ::size_list(by_count ? "--count" : size_flag, by_count ? count_text : bytes_text, 0,
                                      std::int64_t{1} << 40);
   const bool by_segment_bytes = !segment_bytes_text.empty();
   const auto segment_list = ::size_list(by_segment_bytes ? "--segment-bytes" : "--segments",
                                         by_segment_bytes ? segment_bytes_text : segments_text, 0,
                                         std::int64_t{1} << 40);
   std::vector<PapSpec> paps;
-  for (const std::string &text : split(pap_text, ',')) paps.push_back(parse_pap(text));
+  for (const std::string &text : split(pap_text, ',')) {
+    PapSpec spec{text, {}};
+    if (const std::string e = patcoll::bench::parse_pattern_flag(text, max_delay_given, spec.pattern); !e.empty())
+      fail(pattern_flag + ": " + e);
+    paps.push_back(std::move(spec));
+  }
+  for (std::int64_t procs : procs_list)
+    if (const std::string e = patcoll::cli::root_problem(root, procs); !e.empty()) fail("--root: " + e);
   // α > 0 (every message costs something); β, γ >= 0 ([LL] uses γ = 0).
   const auto alphas = real_list("--alpha", alpha_text, true);
   const auto betas = real_list("--beta", beta_text, false);
@@ -385,14 +453,10 @@ int run(int argc, char **argv) {
   std::ofstream file;
   if (!output_path.empty()) {
     file.open(output_path);
-    if (!file) fail("cannot write '" + output_path + "'");
+    if (!file) fail("--out: cannot write '" + output_path + "'");
   }
   std::ostream &out = output_path.empty() ? std::cout : file;
-  out.precision(12);
-  if (header)
-    out << "collective,algorithm,procs,root,count,bytes,element_bytes,segments,segment_bytes,pap,pap_index,"
-           "imbalance,alpha,beta,gamma,ports,run_time,average_elapsed,max_elapsed,balanced_run_time,absorption,"
-           "normalized_absorption,messages,bytes_sent,build_seconds,simulate_seconds,error\n";
+  Records records(out, json, header);
 
   std::optional<SimulateResult> last_result;
   std::string timeline_title;
@@ -412,6 +476,7 @@ int run(int argc, char **argv) {
               for (double gamma : gammas)
                 for (const PapSpec &pap_spec : paps) {
                   progress.step(done++);
+                  const Collective collective = algorithm->collective;
                   Params params;
                   params.collective = collective;
                   params.procs = static_cast<int>(procs);
@@ -426,7 +491,6 @@ int run(int argc, char **argv) {
                     params.segment_count = segmentation;
                   params.cost = CostModel{alpha, beta, gamma};
                   params.clairvoyant_join = clairvoyant_join;
-                  if (root < 0 || root >= procs) fail("root " + std::to_string(root) + " outside 0.." + std::to_string(procs - 1));
                   const double message_bytes = static_cast<double>(params.count * element_bytes);
                   // "d" delays: the round time of one unsegmented message when no
                   // segmentation is fixed, else of one segment.
@@ -462,13 +526,15 @@ int run(int argc, char **argv) {
                                                       : simulate(*algorithm, balanced_params, options);
                       if (r.error.empty()) balanced = r.run_time;
                     });
-                  const auto pap_list = make_paps(pap_spec, params.procs, round_time, seed);
+                  const auto pap_list = make_paps(pap_spec, params.procs, max_delay, round_time, seed);
                   for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
                     params.arrivals = pap_list[pap_index];
                     SimulateResult result;
                     double build_seconds = 0, simulate_seconds = 0;
                     std::string error = unsupported_reason(*algorithm, params);
+                    std::int64_t segments = 0;
                     if (error.empty()) {
+                      segments = segments_used(*algorithm, params);
                       const auto t0 = time_now();
                       std::optional<FlatPrograms> own;
                       if (!shared) own = build_flat(*algorithm, params);
@@ -486,55 +552,68 @@ int run(int argc, char **argv) {
                       balanced = result.run_time;
                     const double imbalance_seconds = imbalance(params.arrivals);
                     const double absorbed = error.empty() ? absorption(balanced, result.run_time, imbalance_seconds) : NAN;
-                    out << to_string(collective) << ',' << algorithm->name << ',' << procs << ',' << root << ','
-                        << params.count << ',' << params.count * element_bytes << ',' << element_bytes << ','
-                        << params.segment_count << ',' << (by_segment_bytes ? segmentation : 0) << ','
-                        << csv_escape(pap_spec.text) << ',' << pap_index << ',' << imbalance_seconds << ',' << alpha
-                        << ',' << beta << ',' << gamma << ',' << to_string(options.ports) << ','
-                        << (error.empty() ? result.run_time : NAN) << ','
-                        << (error.empty() ? result.average_elapsed : NAN) << ','
-                        << (error.empty() ? result.max_elapsed : NAN) << ',' << balanced << ',' << absorbed << ','
-                        << (balanced > 0 ? absorbed / balanced : NAN) << ',' << result.messages << ',' << result.bytes << ','
-                        << build_seconds << ',' << simulate_seconds << ',' << csv_escape(error) << '\n';
+                    Row row;
+                    row.collective = to_string(collective), row.algorithm = algorithm->name;
+                    row.procs = procs, row.root = root, row.count = params.count;
+                    row.bytes = params.count * element_bytes, row.element_bytes = element_bytes;
+                    row.segments = segments, row.segment_bytes = by_segment_bytes ? segmentation : 0;
+                    row.pattern = pap_spec.text, row.pattern_index = static_cast<std::int64_t>(pap_index);
+                    row.imbalance = imbalance_seconds, row.alpha = alpha, row.beta = beta, row.gamma = gamma;
+                    row.ports = to_string(options.ports);
+                    row.run_time = error.empty() ? result.run_time : NAN;
+                    row.avg_elapsed = error.empty() ? result.average_elapsed : NAN;
+                    row.max_elapsed = error.empty() ? result.max_elapsed : NAN;
+                    row.balanced_run_time = balanced, row.absorption = absorbed;
+                    row.normalized_absorption = balanced > 0 ? absorbed / balanced : NAN;
+                    row.messages = static_cast<std::int64_t>(result.messages);
+                    row.bytes_sent = static_cast<std::int64_t>(result.bytes);
+                    row.build = build_seconds, row.simulate = simulate_seconds, row.error = error;
+                    write_row(records, row);
                     ++cases;
                     if (error.empty()) {
                       last_result = std::move(result);
                       timeline_title = std::string(to_string(collective)) + " " + std::string(algorithm->name) +
                                        ", P = " + std::to_string(procs) + ", m = " +
-                                       std::to_string(params.count * element_bytes) + " B, PAP " + pap_spec.text +
+                                       std::to_string(params.count * element_bytes) + " B, pattern " + pap_spec.text +
                                        ", " + std::string(to_string(options.ports));
                     }
                   }
                 }
 
   // The model's bound: nothing can finish before the latest arrival plus
-  // one transfer of the message and one reduction of it (the issue's
-  // "physical limit"; patcoll-bench measures the same row).
-  for (std::int64_t procs : procs_list)
-    for (std::int64_t size : size_list)
-      for (double alpha : alphas)
-        for (double beta : betas)
-          for (double gamma : gammas)
-            for (const PapSpec &pap_spec : paps) {
-              if (!bound_row) break;
-              const std::int64_t count = by_count ? size : size / element_bytes;
-              const double after = alpha + static_cast<double>(count * element_bytes) * (beta + gamma);
-              const double round_time = CostModel{alpha, beta, gamma}.round_time(static_cast<double>(count * element_bytes));
-              const auto pap_list = make_paps(pap_spec, static_cast<int>(procs), round_time, seed);
-              for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
-                const auto &pap = pap_list[pap_index];
-                const double last = pap.empty() ? 0 : *std::max_element(pap.begin(), pap.end());
-                double waiting = 0;
-                for (double a : pap) waiting += last - a;
-                const double mean_wait = pap.empty() ? 0 : waiting / static_cast<double>(pap.size());
-                const double imbalance_seconds = imbalance(pap);
-                out << to_string(collective) << ",bound," << procs << ',' << root << ',' << count << ','
-                    << count * element_bytes << ',' << element_bytes << ",0,0," << csv_escape(pap_spec.text) << ','
-                    << pap_index << ',' << imbalance_seconds << ',' << alpha << ',' << beta << ',' << gamma << ','
-                    << to_string(options.ports) << ',' << imbalance_seconds + after << ',' << mean_wait + after << ','
-                    << imbalance_seconds + after << ',' << after << ",0,0,0,0,0,0,\n";
+  // one transfer of the message and one reduction of it (the "physical
+  // limit"; patcoll-bench measures the same row).
+  for (Collective collective : bound_rows)
+    for (std::int64_t procs : procs_list)
+      for (std::int64_t size : size_list)
+        for (double alpha : alphas)
+          for (double beta : betas)
+            for (double gamma : gammas)
+              for (const PapSpec &pap_spec : paps) {
+                const std::int64_t count = by_count ? size : size / element_bytes;
+                const double after = alpha + static_cast<double>(count * element_bytes) * (beta + gamma);
+                const double round_time = CostModel{alpha, beta, gamma}.round_time(static_cast<double>(count * element_bytes));
+                const auto pap_list = make_paps(pap_spec, static_cast<int>(procs), max_delay, round_time, seed);
+                for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
+                  const auto &pap = pap_list[pap_index];
+                  const double last = pap.empty() ? 0 : *std::max_element(pap.begin(), pap.end());
+                  double waiting = 0;
+                  for (double a : pap) waiting += last - a;
+                  const double mean_wait = pap.empty() ? 0 : waiting / static_cast<double>(pap.size());
+                  const double imbalance_seconds = imbalance(pap);
+                  Row row;
+                  row.collective = to_string(collective), row.algorithm = "bound";
+                  row.procs = procs, row.root = root, row.count = count, row.bytes = count * element_bytes;
+                  row.element_bytes = element_bytes, row.segments = 1;
+                  row.pattern = pap_spec.text, row.pattern_index = static_cast<std::int64_t>(pap_index);
+                  row.imbalance = imbalance_seconds, row.alpha = alpha, row.beta = beta, row.gamma = gamma;
+                  row.ports = to_string(options.ports);
+                  row.run_time = row.max_elapsed = imbalance_seconds + after;
+                  row.avg_elapsed = mean_wait + after, row.balanced_run_time = after;
+                  write_row(records, row);
+                }
               }
-            }
+  records.header_only(kColumns);
 
   progress.finish();
   if (!timeline_png.empty() || !timeline_csv.empty()) {
@@ -559,7 +638,7 @@ int main(int argc, char **argv) {
   try {
     return run(argc, argv);
   } catch (const std::bad_alloc &) {
-    std::cerr << "patcoll-sim: out of memory (lower --procs, --bytes or --segments)\n";
+    std::cerr << "patcoll-sim: out of memory (lower --procs, --size or --segments)\n";
     return 1;
   }
 }

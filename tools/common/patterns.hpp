@@ -1,7 +1,13 @@
-// Arrival patterns of patcoll-bench and patcoll-sim (one parser, one
-// generator, one trace reader for both), MPI-free: a PAP (one arrival delay
-// per rank, seconds) per iteration, seeded and reproducible. D is
-// --max-delay; every generated value lies in [0, D].
+// Arrival patterns of every tool (patcoll-bench, patcoll-sim,
+// patcoll-sched: one parser, one generator, one trace reader), MPI-free: a
+// PAP (one arrival delay per rank, seconds) per iteration, seeded and
+// reproducible. Every generated value lies in [0, D].
+//
+// The --pattern value: NAME[:DELAY[:ARG]], DELAY a duration (20ms, 1.5s,
+// 300us, 1e-3; tools/common/cli.hpp) or Nd (N round times, where a tool
+// knows its round time), ARG the pattern's own parameter below. With
+// --max-delay D (the older spelling) the delay is given apart and the
+// value is NAME[:ARG]: `one-late:1 --max-delay 20ms` = `one-late:20ms:1`.
 //
 //   none            a_i = 0
 //   one-late[:k]    a_k = D, others 0 (k defaults to P−1, [M] §6.3)
@@ -32,14 +38,36 @@ enum class PatternKind { none, one_late, rand_late, alternating, linear, normal,
 
 struct PatternSpec {
   PatternKind kind = PatternKind::none;
+  // The delay written in the pattern (NAME:DELAY[:ARG]); without one the
+  // tool's --max-delay (0 when not given) is D.
+  bool has_delay = false;
+  double delay = 0;          // seconds
+  double delay_rounds = -1;  // >= 0: DELAY was Nd, N round times (delay unset)
   int late_rank = -1;        // one-late: −1 means P−1
   double shape = 2.0;        // gamma
   double probability = 0.5;  // bernoulli
   std::string trace_file;    // trace
 };
 
-// Parses the --pattern argument; returns "" or what is wrong.
-std::string parse_pattern(const std::string &text, PatternSpec &out);
+// Where a pattern's delay comes from: a separate flag (--max-delay; the
+// pattern is NAME[:ARG]) or the pattern itself (NAME:DELAY[:ARG]).
+enum class DelayIn { flag, pattern };
+
+// Parses one pattern; returns "" or what is wrong (the same words in every
+// tool; the caller prefixes the flag: "--pattern: ...").
+std::string parse_pattern(const std::string &text, PatternSpec &out, DelayIn where = DelayIn::flag);
+
+// The --pattern flag of every tool: NAME:DELAY[:ARG], or NAME[:ARG] when
+// --max-delay was given (`max_delay_given`); a delay in both is an error.
+std::string parse_pattern_flag(const std::string &text, bool max_delay_given, PatternSpec &out);
+
+// D of a parsed pattern: its own delay, Nd resolved with `round_time`
+// (error when the tool has none: round_time < 0), else `max_delay`.
+std::string pattern_delay(const PatternSpec &spec, double max_delay, double round_time, double &out);
+
+// The names, for messages and --help.
+inline constexpr const char *kPatternNames =
+    "none, one-late, rand-late, alternating, linear, normal, gamma, bernoulli, trace:FILE";
 
 // Reads a trace (see above) of `procs` values per line; returns "" or
 // "<name> line N: <problem>".

@@ -1,5 +1,7 @@
 #include "patterns.hpp"
 
+#include "cli.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -27,49 +29,97 @@ bool parse_int(const std::string &text, int &out) {
   return true;
 }
 
+// A DELAY: a duration (cli::parse_seconds: 20ms, 1.5s, 300us, 1e-3) or Nd.
+std::string parse_delay(const std::string &text, const std::string &pattern, PatternSpec &out) {
+  out.has_delay = true;
+  if (text.size() > 1 && text.back() == 'd') {
+    double rounds = 0;
+    if (cli::parse_real(text.substr(0, text.size() - 1), rounds, 0.0).empty()) {
+      out.delay_rounds = rounds;
+      return {};
+    }
+  }
+  if (cli::parse_seconds(text, out.delay).empty()) return {};
+  return "bad delay '" + text + "' in '" + pattern + "' (a duration: 20ms, 1.5s, 300us; or Nd, N round times)";
+}
+
+// True when `text` reads as a delay with a unit (20ms, 2d): not a bare number.
+bool has_unit(const std::string &text) {
+  PatternSpec ignored;
+  double plain = 0;
+  return !text.empty() && std::isdigit(static_cast<unsigned char>(text[0])) && !parse_number(text, plain) &&
+         parse_delay(text, text, ignored).empty();
+}
+
 }  // namespace
 
-std::string parse_pattern(const std::string &text, PatternSpec &out) {
+std::string parse_pattern(const std::string &text, PatternSpec &out, DelayIn where) {
   out = PatternSpec{};
   const auto colon = text.find(':');
   const std::string name = text.substr(0, colon);
-  const bool has_arg = colon != std::string::npos;
-  const std::string arg = has_arg ? text.substr(colon + 1) : std::string();
-  auto no_arg = [&](PatternKind kind) -> std::string {
-    out.kind = kind;
-    return has_arg ? "pattern '" + name + "' takes no argument" : std::string();
-  };
-  if (name == "none") return no_arg(PatternKind::none);
-  if (name == "rand-late") return no_arg(PatternKind::rand_late);
-  if (name == "alternating") return no_arg(PatternKind::alternating);
-  if (name == "linear") return no_arg(PatternKind::linear);
-  if (name == "normal") return no_arg(PatternKind::normal);
-  if (name == "one-late") {
-    out.kind = PatternKind::one_late;
-    if (has_arg && (!parse_int(arg, out.late_rank) || out.late_rank < 0))
-      return "bad rank in '" + text + "' (one-late[:RANK], RANK >= 0)";
-    return {};
-  }
-  if (name == "gamma") {
-    out.kind = PatternKind::gamma;
-    if (has_arg && (!parse_number(arg, out.shape) || !(out.shape > 0)))
-      return "bad shape in '" + text + "' (gamma[:SHAPE], SHAPE > 0)";
-    return {};
-  }
-  if (name == "bernoulli") {
-    out.kind = PatternKind::bernoulli;
-    if (has_arg && (!parse_number(arg, out.probability) || out.probability < 0 || out.probability > 1))
-      return "bad probability in '" + text + "' (bernoulli[:P], 0 <= P <= 1)";
-    return {};
-  }
+  const bool has_params = colon != std::string::npos;
+  std::string params = has_params ? text.substr(colon + 1) : std::string();
   if (name == "trace") {
     out.kind = PatternKind::trace;
-    out.trace_file = arg;
-    if (arg.empty()) return "pattern 'trace' needs a file (trace:FILE)";
+    out.trace_file = params;
+    if (params.empty()) return "pattern 'trace' needs a file (trace:FILE)";
     return {};
   }
-  return "unknown pattern '" + text +
-         "' (none, one-late[:RANK], rand-late, alternating, linear, normal, gamma[:SHAPE], bernoulli[:P], trace:FILE)";
+  static const std::pair<const char *, PatternKind> kinds[] = {
+      {"none", PatternKind::none},     {"one-late", PatternKind::one_late},       {"rand-late", PatternKind::rand_late},
+      {"linear", PatternKind::linear}, {"alternating", PatternKind::alternating}, {"normal", PatternKind::normal},
+      {"gamma", PatternKind::gamma},   {"bernoulli", PatternKind::bernoulli}};
+  bool known = false;
+  for (const auto &[n, kind] : kinds)
+    if (name == n) out.kind = kind, known = true;
+  if (!known) return "unknown pattern '" + text + "' (" + kPatternNames + ")";
+  if (out.kind == PatternKind::none) {
+    if (has_params) return "pattern 'none' takes no delay or argument";
+    return {};
+  }
+  bool has_arg = has_params;
+  if (where == DelayIn::pattern) {
+    if (!has_params || params.empty())
+      return "pattern '" + name + "' needs a delay: " + name + ":DELAY (e.g. " + name + ":20ms)";
+    const auto next = params.find(':');
+    if (std::string e = parse_delay(params.substr(0, next), text, out); !e.empty()) return e;
+    has_arg = next != std::string::npos;
+    params = has_arg ? params.substr(next + 1) : std::string();
+  } else if (has_params && has_unit(params.substr(0, params.find(':')))) {
+    return "delay given twice: in '" + text + "' and by --max-delay";
+  }
+  const std::string &arg = params;
+  switch (out.kind) {
+    case PatternKind::one_late:
+      if (has_arg && (!parse_int(arg, out.late_rank) || out.late_rank < 0))
+        return "bad rank in '" + text + "' (one-late:DELAY:RANK, RANK >= 0)";
+      return {};
+    case PatternKind::gamma:
+      if (has_arg && (!parse_number(arg, out.shape) || !(out.shape > 0)))
+        return "bad shape in '" + text + "' (gamma:DELAY:SHAPE, SHAPE > 0)";
+      return {};
+    case PatternKind::bernoulli:
+      if (has_arg && (!parse_number(arg, out.probability) || out.probability < 0 || out.probability > 1))
+        return "bad probability in '" + text + "' (bernoulli:DELAY:P, 0 <= P <= 1)";
+      return {};
+    default:
+      if (has_arg) return "pattern '" + name + "' takes a delay and no argument";
+      return {};
+  }
+}
+
+std::string parse_pattern_flag(const std::string &text, bool max_delay_given, PatternSpec &out) {
+  return parse_pattern(text, out, max_delay_given ? DelayIn::flag : DelayIn::pattern);
+}
+
+std::string pattern_delay(const PatternSpec &spec, double max_delay, double round_time, double &out) {
+  if (spec.delay_rounds >= 0) {
+    if (round_time < 0) return "round-time delays (Nd) need a cost model; give the delay as a duration (20ms)";
+    out = spec.delay_rounds * round_time;
+  } else {
+    out = spec.has_delay ? spec.delay : max_delay;
+  }
+  return {};
 }
 
 std::string parse_trace(std::istream &in, const std::string &name, int procs,

@@ -18,6 +18,7 @@
 #include "mpi/handle.hpp"
 #include "mpi/op_check.hpp"
 #include "mpi/registry.hpp"
+#include "mpi/report.hpp"
 
 namespace patcoll::mpi {
 namespace {
@@ -118,13 +119,18 @@ int run_measured(Run &run, double entry_time) {
 }
 
 int reduction(Collective collective, const char *algorithm, const void *sendbuf, void *recvbuf, int count,
-              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const void *call_site) {
   const double entry_time = mpi_usable() ? MPI_Wtime() : 0;
   Run run;
   if (int rc = prepare_reduction(collective, algorithm, sendbuf, recvbuf, count, datatype, op, root, comm, run);
       rc != MPI_SUCCESS)
     return rc;
-  return run_measured(run, entry_time);
+  const int rc = run_measured(run, entry_time);
+  // Arrival report (mpi/report.hpp): recorded here unless the shim serves the call (it records it).
+  if (rc == MPI_SUCCESS && report::library_records())
+    report::record(comm, collective, call_site, report::reduction_bytes(count, datatype), entry_time, MPI_Wtime(),
+                   report::served_by(comm, collective));
+  return rc;
 }
 
 // Scatter and gather run in bytes: one IR element is one byte of a rank's
@@ -225,14 +231,21 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
 }
 
 int movement(Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
-             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             const void *call_site) {
   const double entry_time = mpi_usable() ? MPI_Wtime() : 0;
   Run run;
   if (int rc = prepare_movement(collective, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                 root, comm, run);
       rc != MPI_SUCCESS)
     return rc;
-  return run_measured(run, entry_time);
+  const int rc = run_measured(run, entry_time);
+  // Arrival report (mpi/report.hpp): recorded here unless the shim serves the call (it records it).
+  if (rc == MPI_SUCCESS && report::library_records())
+    report::record(comm, collective, call_site,
+                   report::movement_bytes(collective, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype),
+                   entry_time, MPI_Wtime(), report::served_by(comm, collective));
+  return rc;
 }
 
 }  // namespace
@@ -255,36 +268,42 @@ extern "C" {
 
 int PAT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                MPI_Comm comm) {
-  return reduction(Collective::reduce, nullptr, sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduction(Collective::reduce, nullptr, sendbuf, recvbuf, count, datatype, op, root, comm,
+                   __builtin_return_address(0));
 }
 int PAT_Reduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, int root, MPI_Comm comm) {
-  return reduction(Collective::reduce, algorithm, sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduction(Collective::reduce, algorithm, sendbuf, recvbuf, count, datatype, op, root, comm,
+                   __builtin_return_address(0));
 }
 int PAT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return reduction(Collective::allreduce, nullptr, sendbuf, recvbuf, count, datatype, op, 0, comm);
+  return reduction(Collective::allreduce, nullptr, sendbuf, recvbuf, count, datatype, op, 0, comm,
+                   __builtin_return_address(0));
 }
 int PAT_Allreduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return reduction(Collective::allreduce, algorithm, sendbuf, recvbuf, count, datatype, op, 0, comm);
+  return reduction(Collective::allreduce, algorithm, sendbuf, recvbuf, count, datatype, op, 0, comm,
+                   __builtin_return_address(0));
 }
 int PAT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return movement(Collective::scatter, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return movement(Collective::scatter, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  __builtin_return_address(0));
 }
 int PAT_Scatter_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return movement(Collective::scatter, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                  comm);
+                  comm, __builtin_return_address(0));
 }
 int PAT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return movement(Collective::gather, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return movement(Collective::gather, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  __builtin_return_address(0));
 }
 int PAT_Gather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return movement(Collective::gather, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                  comm);
+                  comm, __builtin_return_address(0));
 }
 
 int PAT_Set_algorithm(MPI_Comm comm, const char *collective, const char *name) {

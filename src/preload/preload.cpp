@@ -43,6 +43,7 @@
 #include "core/traits.hpp"
 #include "history.hpp"
 #include "mpi/finalize.hpp"
+#include "mpi/report.hpp"
 #include "patcoll.h"
 
 namespace patcoll::preload {
@@ -439,7 +440,7 @@ void report(ShimComm &state, int coll, const std::string &served, const std::str
 }
 
 template <class Native, class Patcoll>
-int serve(int coll, MPI_Comm comm, Native &&native, Patcoll &&patcoll) {
+int serve_call(int coll, MPI_Comm comm, Native &&native, Patcoll &&patcoll) {
   const Config &c = config();
   if (!c.active) return native();
   int initialized = 0, finalized = 0;
@@ -478,6 +479,16 @@ int serve(int coll, MPI_Comm comm, Native &&native, Patcoll &&patcoll) {
   return rc;
 }
 
+// Arrival report (PATCOLL_REPORT, mpi/report.hpp): every intercepted call is
+// recorded here exactly once, whoever serves it; the library does not record
+// while the shim serves (report::ShimCall). `call_site`: the caller's return address.
+template <class Bytes, class Native, class Patcoll>
+int serve(int coll, MPI_Comm comm, const void *call_site, Bytes &&bytes, Native &&native, Patcoll &&patcoll) {
+  if (!patcoll::mpi::report::enabled()) return serve_call(coll, comm, native, patcoll);
+  patcoll::mpi::report::ShimCall call(comm, static_cast<core::Collective>(coll), call_site, bytes());
+  return call.done(serve_call(coll, comm, [&] { return call.native(native()); }, patcoll));
+}
+
 }  // namespace
 }  // namespace patcoll::preload
 
@@ -488,32 +499,44 @@ extern "C" {
 int MPI_Init(int *argc, char ***argv) {
   const int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS && config().active) report_startup();
+  // Arrival report (mpi/report.hpp): every rank takes part in its gather at MPI_Finalize.
+  if (rc == MPI_SUCCESS) patcoll::mpi::report::prepare();
   return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS && config().active) report_startup();
+  // Arrival report (mpi/report.hpp): every rank takes part in its gather at MPI_Finalize.
+  if (rc == MPI_SUCCESS) patcoll::mpi::report::prepare();
   return rc;
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                MPI_Comm comm) {
   return serve(
-      kReduce, comm, [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
+      kReduce, comm, __builtin_return_address(0),
+      [&] { return patcoll::mpi::report::reduction_bytes(count, datatype); },
+      [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
       [&](const char *name) { return PAT_Reduce_with(name, sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return serve(
-      kAllreduce, comm, [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
+      kAllreduce, comm, __builtin_return_address(0),
+      [&] { return patcoll::mpi::report::reduction_bytes(count, datatype); },
+      [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
       [&](const char *name) { return PAT_Allreduce_with(name, sendbuf, recvbuf, count, datatype, op, comm); });
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return serve(
-      kScatter, comm,
+      kScatter, comm, __builtin_return_address(0),
+      [&] {
+        return patcoll::mpi::report::movement_bytes(patcoll::core::Collective::scatter, sendbuf, sendcount, sendtype, recvbuf,
+                                                    recvcount, recvtype);
+      },
       [&] { return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
       [&](const char *name) {
         return PAT_Scatter_with(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -523,7 +546,11 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return serve(
-      kGather, comm,
+      kGather, comm, __builtin_return_address(0),
+      [&] {
+        return patcoll::mpi::report::movement_bytes(patcoll::core::Collective::gather, sendbuf, sendcount, sendtype, recvbuf,
+                                                    recvcount, recvtype);
+      },
       [&] { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
       [&](const char *name) {
         return PAT_Gather_with(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);

@@ -1,0 +1,76 @@
+#include "mpi/clock.hpp"
+
+#include <chrono>
+#include <limits>
+
+namespace patcoll::mpi::clock {
+
+double local_anchor() {
+  auto steady = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  // The tightest of a few sandwiches (steady, wtime, steady).
+  double best = std::numeric_limits<double>::infinity(), anchor = 0;
+  for (int k = 0; k < 5; ++k) {
+    const double t0 = steady(), w = now(), t1 = steady();
+    if (t1 - t0 < best) {
+      best = t1 - t0;
+      anchor = 0.5 * (t0 + t1) - w;
+    }
+  }
+  return anchor;
+}
+
+Alignment align_to_root(MPI_Comm comm, double anchor) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  Alignment out;
+  int *global = nullptr, found = 0;
+  PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &found);
+  int is_global = found && global && *global ? 1 : 0, all_global = 0;
+  PMPI_Allreduce(&is_global, &all_global, 1, MPI_INT, MPI_MIN, comm);
+  if (all_global || size == 1) {
+    out.method = "global";
+    return out;
+  }
+  MPI_Comm node = MPI_COMM_NULL;
+  int node_size = 0, all_local = 0;
+  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    PMPI_Comm_size(node, &node_size);
+    PMPI_Comm_free(&node);
+  }
+  int local = node_size == size ? 1 : 0;
+  PMPI_Allreduce(&local, &all_local, 1, MPI_INT, MPI_MIN, comm);
+  if (all_local) {
+    double root_anchor = anchor;
+    PMPI_Bcast(&root_anchor, 1, MPI_DOUBLE, 0, comm);
+    out.offset = anchor - root_anchor;  // wtime + anchor = steady = root's wtime + root's anchor
+    out.method = "one node";
+    return out;
+  }
+  constexpr int kRounds = 8, kPingTag = 2, kPongTag = 3;
+  if (rank == 0) {
+    for (int peer = 1; peer < size; ++peer)
+      for (int k = 0; k < kRounds; ++k) {
+        double t = 0;
+        PMPI_Recv(&t, 1, MPI_DOUBLE, peer, kPingTag, comm, MPI_STATUS_IGNORE);
+        t = now();
+        PMPI_Send(&t, 1, MPI_DOUBLE, peer, kPongTag, comm);
+      }
+  } else {
+    double best = std::numeric_limits<double>::infinity();
+    for (int k = 0; k < kRounds; ++k) {
+      double t0 = now(), root_time = 0;
+      PMPI_Send(&t0, 1, MPI_DOUBLE, 0, kPingTag, comm);
+      PMPI_Recv(&root_time, 1, MPI_DOUBLE, 0, kPongTag, comm, MPI_STATUS_IGNORE);
+      const double t1 = now();
+      if (t1 - t0 < best) {
+        best = t1 - t0;
+        out.offset = root_time - 0.5 * (t0 + t1);
+      }
+    }
+  }
+  out.method = "ping-pong";
+  return out;
+}
+
+}  // namespace patcoll::mpi::clock

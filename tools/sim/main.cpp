@@ -26,6 +26,7 @@
 
 #include "core/algorithm.hpp"
 #include "cli.hpp"
+#include "core/select.hpp"
 #include "core/simulate.hpp"
 #include "patterns.hpp"
 
@@ -40,7 +41,11 @@ Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one
   --collective C        reduce (default), allreduce, scatter, gather
   --algorithms LIST     algorithm names, or "all" (default: all of the collective);
                         reduce/allreduce also take "bound" (in "all"): the model's
-                        limit, latest arrival + α + m(β+γ) (one transfer, one reduction)
+                        limit, latest arrival + α + m(β+γ) (one transfer, one reduction);
+                        "native": the best classic candidate of `auto` (what stands for
+                        the MPI library's own); "auto": the library's `auto` on each PAP
+                        of the list in turn (core/select.hpp, without measured feedback),
+                        its choice in the last CSV column. Neither is in "all"
   --procs LIST          process counts P, 1 .. 2^20 (default 8)
   --bytes LIST          message size m in bytes; K/M/G = 2^10/2^20/2^30 (default 1M)
                         (scatter/gather: bytes per rank); count = bytes / element size
@@ -348,23 +353,27 @@ int run(int argc, char **argv) {
 
   std::vector<const Algorithm *> selected;
   const bool bound_applies = collective == Collective::reduce || collective == Collective::allreduce;
-  bool bound_row = false;
-  if (algorithm_list == "all") {
-    for (const Algorithm &a : algorithms())
-      if (a.collective == collective) selected.push_back(&a);
-    bound_row = bound_applies;
-  } else {
-    for (const std::string &name : split(algorithm_list, ',')) {
-      if (name == "bound" && bound_applies) {
-        bound_row = true;
-        continue;
-      }
-      const Algorithm *a = find_algorithm(collective, name);
-      if (!a) fail("no " + std::string(to_string(collective)) + " algorithm named '" + name + "' (see --list)");
-      selected.push_back(a);
+  bool bound_row = false, native_row = false, auto_row = false;
+  for (const std::string &name : split(algorithm_list, ',')) {
+    if (name == "all") {
+      for (const Algorithm &a : algorithms())
+        if (a.collective == collective) selected.push_back(&a);
+      bound_row = bound_row || bound_applies;
+      continue;
     }
+    if (name == "bound" && bound_applies) {
+      bound_row = true;
+      continue;
+    }
+    if (name == "native" || name == "auto") {
+      (name == "native" ? native_row : auto_row) = true;
+      continue;
+    }
+    const Algorithm *a = find_algorithm(collective, name);
+    if (!a) fail("no " + std::string(to_string(collective)) + " algorithm named '" + name + "' (see --list)");
+    selected.push_back(a);
   }
-  if (selected.empty() && !bound_row) fail("no algorithm selected");
+  if (selected.empty() && !bound_row && !native_row && !auto_row) fail("no algorithm selected");
 
   // P = 1 .. 2^20 (all ranks' Programs are built: more does not fit in memory).
   const auto procs_list = ::size_list("--procs", procs_text, 1, patcoll::cli::kMaxProcs);
@@ -392,7 +401,28 @@ int run(int argc, char **argv) {
   if (header)
     out << "collective,algorithm,procs,root,count,bytes,element_bytes,segments,segment_bytes,pap,pap_index,"
            "imbalance,alpha,beta,gamma,ports,run_time,average_elapsed,max_elapsed,balanced_run_time,absorption,"
-           "normalized_absorption,messages,bytes_sent,build_seconds,simulate_seconds,error\n";
+           "normalized_absorption,messages,bytes_sent,build_seconds,simulate_seconds,error,choice\n";
+
+  // One case's Params (everything but the arrivals).
+  auto case_params = [&](std::int64_t procs, std::int64_t size, std::int64_t segmentation, double alpha, double beta,
+                         double gamma) {
+    Params params;
+    params.collective = collective;
+    params.procs = static_cast<int>(procs);
+    params.root = root;
+    params.count = by_count ? size : size / element_bytes;
+    params.element_bytes = element_bytes;
+    params.commutative = commutative;
+    params.radix = radix;
+    if (by_segment_bytes)
+      params.segment_elements = std::max<std::int64_t>(1, segmentation / element_bytes);
+    else
+      params.segment_count = segmentation;
+    params.cost = CostModel{alpha, beta, gamma};
+    params.clairvoyant_join = clairvoyant_join;
+    if (root < 0 || root >= procs) fail("root " + std::to_string(root) + " outside 0.." + std::to_string(procs - 1));
+    return params;
+  };
 
   std::optional<SimulateResult> last_result;
   std::string timeline_title;
@@ -412,21 +442,7 @@ int run(int argc, char **argv) {
               for (double gamma : gammas)
                 for (const PapSpec &pap_spec : paps) {
                   progress.step(done++);
-                  Params params;
-                  params.collective = collective;
-                  params.procs = static_cast<int>(procs);
-                  params.root = root;
-                  params.count = by_count ? size : size / element_bytes;
-                  params.element_bytes = element_bytes;
-                  params.commutative = commutative;
-                  params.radix = radix;
-                  if (by_segment_bytes)
-                    params.segment_elements = std::max<std::int64_t>(1, segmentation / element_bytes);
-                  else
-                    params.segment_count = segmentation;
-                  params.cost = CostModel{alpha, beta, gamma};
-                  params.clairvoyant_join = clairvoyant_join;
-                  if (root < 0 || root >= procs) fail("root " + std::to_string(root) + " outside 0.." + std::to_string(procs - 1));
+                  Params params = case_params(procs, size, segmentation, alpha, beta, gamma);
                   const double message_bytes = static_cast<double>(params.count * element_bytes);
                   // "d" delays: the round time of one unsegmented message when no
                   // segmentation is fixed, else of one segment.
@@ -495,7 +511,7 @@ int run(int argc, char **argv) {
                         << (error.empty() ? result.average_elapsed : NAN) << ','
                         << (error.empty() ? result.max_elapsed : NAN) << ',' << balanced << ',' << absorbed << ','
                         << (balanced > 0 ? absorbed / balanced : NAN) << ',' << result.messages << ',' << result.bytes << ','
-                        << build_seconds << ',' << simulate_seconds << ',' << csv_escape(error) << '\n';
+                        << build_seconds << ',' << simulate_seconds << ',' << csv_escape(error) << ",\n";
                     ++cases;
                     if (error.empty()) {
                       last_result = std::move(result);
@@ -532,9 +548,50 @@ int run(int argc, char **argv) {
                     << count * element_bytes << ',' << element_bytes << ",0,0," << csv_escape(pap_spec.text) << ','
                     << pap_index << ',' << imbalance_seconds << ',' << alpha << ',' << beta << ',' << gamma << ','
                     << to_string(options.ports) << ',' << imbalance_seconds + after << ',' << mean_wait + after << ','
-                    << imbalance_seconds + after << ',' << after << ",0,0,0,0,0,0,\n";
+                    << imbalance_seconds + after << ',' << after << ",0,0,0,0,0,0,,\n";
               }
             }
+
+  // native (the best classic candidate) and auto (the library's selector,
+  // kept across the PAPs of a spec, as across the calls of a program).
+  for (std::int64_t procs : procs_list)
+    for (std::int64_t size : size_list)
+      for (std::int64_t segmentation : segment_list)
+        for (double alpha : alphas)
+          for (double beta : betas)
+            for (double gamma : gammas)
+              for (const PapSpec &pap_spec : paps) {
+                if (!native_row && !auto_row) break;
+                Params params = case_params(procs, size, segmentation, alpha, beta, gamma);
+                const auto pap_list =
+                    make_paps(pap_spec, params.procs, params.cost.round_time(static_cast<double>(params.count * element_bytes)), seed);
+                Selector selector;
+                selector.set_feedback(false);
+                for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
+                  params.arrivals = pap_list[pap_index];
+                  const std::vector<Prediction> predictions = predict_candidates(params);
+                  auto predicted = [&](std::string_view name) {
+                    for (const Prediction &p : predictions)
+                      if (p.name == name) return p.seconds;
+                    const Algorithm *a = find_algorithm(collective, name);  // a classic choice of the size rule
+                    if (!a || !unsupported_reason(*a, params).empty()) return double(NAN);
+                    const SimulateResult r = simulate(*a, params, options);
+                    return r.error.empty() ? r.run_time : double(NAN);
+                  };
+                  std::vector<std::pair<std::string, std::string>> rows;  // algorithm, choice
+                  if (native_row) rows.emplace_back("native", "");
+                  if (auto_row) rows.emplace_back("auto", std::string(selector.select(params).name));
+                  for (const auto &[name, choice] : rows) {
+                    const double run_time = predicted(choice.empty() ? std::string_view(name) : std::string_view(choice));
+                    out << to_string(collective) << ',' << name << ',' << procs << ',' << root << ',' << params.count << ','
+                        << params.count * element_bytes << ',' << element_bytes << ',' << params.segment_count << ','
+                        << (by_segment_bytes ? segmentation : 0) << ',' << csv_escape(pap_spec.text) << ',' << pap_index
+                        << ',' << imbalance(params.arrivals) << ',' << alpha << ',' << beta << ',' << gamma << ','
+                        << to_string(options.ports) << ',' << run_time << ",nan,nan,nan,nan,nan,0,0,0,0,"
+                        << (std::isnan(run_time) ? "no prediction" : "") << ',' << choice << '\n';
+                  }
+                }
+              }
 
   progress.finish();
   if (!timeline_png.empty() || !timeline_csv.empty()) {

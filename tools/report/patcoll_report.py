@@ -221,7 +221,9 @@ def load(path):
     if os.path.exists(path):
         try:
             return load_json(path)
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
+        except KeyError as e:
+            raise ReportError(f"{path} is a malformed patcoll report (no field {e})")
+        except (TypeError, ValueError, AttributeError) as e:
             raise ReportError(f"{path} is a malformed patcoll report ({type(e).__name__}: {e})")
     try:
         return load_partial(path)

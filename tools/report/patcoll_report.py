@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!@PATCOLL_REPORT_PYTHON@
 """patcoll-report: what the arrival report of a program says, and what
 patcoll would gain there.
 
@@ -37,6 +37,7 @@ import sys
 import tempfile
 
 PROG = "patcoll-report"
+VERSION = "@PROJECT_VERSION@"  # the project's, filled in by CMake (tools/report/CMakeLists.txt)
 COLLECTIVES = ["reduce", "allreduce", "scatter", "gather"]  # core::Collective order
 VECTORS = 4          # representative PAT vectors simulated per call site (--vectors)
 LATE_FRACTION = 0.5  # a rank is late when its median lateness is at least this much of the median spread
@@ -521,9 +522,18 @@ def plot(path, sites, pap_names):
     print(f"{PROG}: wrote {path}", file=sys.stderr)
 
 
+class Parser(argparse.ArgumentParser):
+    """Bad command lines: one line on stderr, exit code 2 (the tools' contract)."""
+
+    def error(self, message):
+        print(f"{PROG}: {message} (see --help)", file=sys.stderr)
+        sys.exit(2)
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
-    parser.add_argument("path", help="the PATCOLL_REPORT file")
+    parser = Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", nargs="?", help="the PATCOLL_REPORT file")
+    parser.add_argument("--version", action="version", version=f"{PROG} (patcoll) {VERSION}")
     parser.add_argument("--model", help="cost-model file (patcoll-calibrate --out) for the what-if")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout instead of the text")
     parser.add_argument("--png", metavar="FILE", help="lateness heat maps and what-if bars of the top call sites")
@@ -533,7 +543,11 @@ def main(argv=None):
                              "spaced quantiles of the spread)")
     parser.add_argument("--min-late", type=float, default=MIN_LATE, metavar="SECONDS",
                         help=f"lateness below this is noise (default {MIN_LATE})")
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        parser.error("unknown option " + " ".join(unknown))
+    if not args.path:
+        parser.error("a report file is needed: patcoll-report PATH")
     try:
         model = read_model(args.model) if args.model else {}
         data = load(args.path)

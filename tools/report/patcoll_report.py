@@ -29,6 +29,7 @@ import glob
 import io
 import json
 import math
+import operator
 import os
 import shutil
 import struct
@@ -42,6 +43,7 @@ COLLECTIVES = ["reduce", "allreduce", "scatter", "gather"]  # core::Collective o
 VECTORS = 4          # representative PAT vectors simulated per call site (--vectors)
 LATE_FRACTION = 0.5  # a rank is late when its median lateness is at least this much of the median spread
 MIN_LATE = 2e-4      # ... and at least this many seconds (--min-late): below, OS and network noise
+MEDIAN_CALLS = 256   # sampled calls per site behind the per-rank lateness medians
 WORTH_FRACTION = 0.02  # auto must be predicted to save this much of the time in collectives to be worth it
 
 
@@ -248,20 +250,23 @@ def analyse(site, vectors=VECTORS, min_late=MIN_LATE):
     """Spread, lateness, wait and representative vectors from the sample."""
     size, n = site["size"], site["samples"]
     entry, exit_ = site["entry"], site["exit"]
-    spreads, waits, tails, runs, lateness = [], [], [], [], []
-    for k in range(n):
-        row = entry[k * size:(k + 1) * size]
-        lo, hi = min(row), max(row)
-        last_exit = max(exit_[k * size:(k + 1) * size])
-        spreads.append(hi - lo)
-        waits.append(hi * size - sum(row))
-        tails.append(last_exit - hi)
-        runs.append(last_exit - lo)
-        lateness.extend(v - lo for v in row)
+    rows = [entry[k * size:(k + 1) * size] for k in range(n)]
+    lows = list(map(min, rows))
+    highs = list(map(max, rows))
+    last_exits = [max(exit_[k * size:(k + 1) * size]) for k in range(n)]
+    spreads = list(map(operator.sub, highs, lows))
+    waits = [hi * size - sum(row) for hi, row in zip(highs, rows)]
+    tails = list(map(operator.sub, last_exits, highs))
+    runs = list(map(operator.sub, last_exits, lows))
     calls = max((c for c in site["calls"] if c is not None), default=0)
     times = [t for t in site["time"] if t is not None]
     spread_median = quantile(spreads, 0.5)
-    medians = [quantile(lateness[i::size], 0.5) if n else math.nan for i in range(size)]
+    # Per-rank lateness medians: the columns of (at most MEDIAN_CALLS evenly
+    # spaced calls of) the sample, in C-level loops.
+    step = max(1, -(-n // MEDIAN_CALLS))
+    some, some_lows = rows[::step], lows[::step]
+    medians = [quantile(list(map(operator.sub, column, some_lows)), 0.5) for column in zip(*some)] if n else \
+        [math.nan] * size
     # Imbalanced: the typical spread is more than twice the collective's own
     # time after the last arrival and above the noise floor. Persistently
     # late: a median lateness of at least half the typical spread (and
@@ -274,7 +279,7 @@ def analyse(site, vectors=VECTORS, min_late=MIN_LATE):
     order = sorted(range(n), key=lambda k: spreads[k])
     picks = (range(n) if n <= vectors else
              sorted({order[min(n - 1, int((j + 0.5) * n / vectors))] for j in range(vectors)}))
-    vectors = [[v - min(entry[k * size:(k + 1) * size]) for v in entry[k * size:(k + 1) * size]] for k in picks]
+    vectors = [[v - lows[k] for v in rows[k]] for k in picks]
     site.update({
         "calls_total": calls,
         "time_s": sum(times) / len(times) if times else 0.0,
@@ -284,7 +289,6 @@ def analyse(site, vectors=VECTORS, min_late=MIN_LATE):
         "run_s": {"median": quantile(runs, 0.5)},
         "tail_s": {"median": tail_median},
         "vectors": vectors,
-        "lateness_matrix": lateness,
     })
     return site
 
@@ -320,9 +324,10 @@ def simulator():
     return None
 
 
-def whatif(sites, model):
+def whatif(sites, model, pap_names):
     """patcoll-sim on each site's representative vectors: per site
-    {algorithm: mean predicted seconds per call}, auto's choices."""
+    {algorithm: mean predicted seconds per call}, auto's choices. One
+    simulator run per (collective, P, bytes), two at a time."""
     sim = simulator()
     if not sim:
         print(f"{PROG}: patcoll-sim not found beside this script or on PATH: no what-if", file=sys.stderr)
@@ -332,6 +337,7 @@ def whatif(sites, model):
         if s["vectors"] and s["bytes"] >= 0 and s["collective"] in COLLECTIVES:
             groups.setdefault((s["collective"], s["size"], s["bytes"]), []).append(s)
     with tempfile.TemporaryDirectory(prefix="patcoll-report.") as work:
+        jobs = []
         for (collective, size, nbytes), members in groups.items():
             paps = []
             for s in members:
@@ -342,22 +348,29 @@ def whatif(sites, model):
                         f.write(" ".join(f"{x:.9g}" for x in v) + "\n")
                 paps.append("trace:" + name)
             element = 8 if nbytes % 8 == 0 else 4 if nbytes % 4 == 0 else 1
-            command = [sim, "--collective", collective, "--algorithms", "all,native,auto", "--procs", str(size),
+            names = ",".join(["native", "auto"] + sorted(pap_names.get(collective, ())))
+            command = [sim, "--collective", collective, "--algorithms", names, "--procs", str(size),
                        "--bytes", str(nbytes), "--element-bytes", str(element), "--pap", ",".join(paps),
                        "--no-absorption", "--quiet"]
             for key in ("alpha", "beta", "gamma"):
                 if key in model:
                     command += ["--" + key, repr(model[key])]
-            result = subprocess.run(command, capture_output=True, text=True)
-            if result.returncode != 0:
+            jobs.append((command, (collective, size, nbytes), {p: s for p, s in zip(paps, members)}))
+        running = []
+        while jobs or running:
+            while jobs and len(running) < 2:
+                command, what, by_pap = jobs.pop(0)
+                process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                running.append((process, what, by_pap))
+            process, (collective, size, nbytes), by_pap = running.pop(0)
+            stdout, stderr = process.communicate()
+            if process.returncode != 0:
                 print(f"{PROG}: patcoll-sim failed for {collective} {nbytes} B at P = {size}: "
-                      f"{result.stderr.strip().splitlines()[-1] if result.stderr.strip() else result.returncode}",
-                      file=sys.stderr)
+                      f"{stderr.strip().splitlines()[-1] if stderr.strip() else process.returncode}", file=sys.stderr)
                 continue
-            by_pap = {p: s for p, s in zip(paps, members)}
-            for row in csv.DictReader(io.StringIO(result.stdout)):
+            for row in csv.DictReader(io.StringIO(stdout)):
                 s = by_pap.get(row["pap"])
-                if s is None or row["error"] or row["algorithm"] == "bound":
+                if s is None or row["error"]:
                     continue
                 if row["pap_index"] == "0":
                     if row["algorithm"] == "native":
@@ -503,8 +516,9 @@ def plot(path, sites, pap_names):
                              gridspec_kw={"width_ratios": [3, 2]})
     for row, s in zip(axes, top):
         size, n = s["size"], s["samples"]
-        lateness = s["lateness_matrix"]
-        matrix = [[lateness[k * size + i] * 1e3 for k in range(n)] for i in range(size)]
+        entry = s["entry"]
+        lows = [min(entry[k * size:(k + 1) * size]) for k in range(n)]
+        matrix = [[(entry[k * size + i] - lows[k]) * 1e3 for k in range(n)] for i in range(size)]
         image = row[0].imshow(matrix, aspect="auto", interpolation="nearest", cmap="viridis")
         row[0].set_title(f"site {s['id']}: {s['collective']} {s['bytes']} B at {s['call_site']}", fontsize=9)
         row[0].set_xlabel("sampled call")
@@ -557,7 +571,7 @@ def main(argv=None):
         sites.sort(key=lambda s: -s["time_s"])
         pap_names = pap_aware_names(simulator())
         if not args.no_whatif:
-            whatif(sites, model)
+            whatif(sites, model, pap_names)
         savings(sites)
         line, settings = verdict(sites, args.model)
         if args.json:

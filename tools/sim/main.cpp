@@ -21,6 +21,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -569,20 +570,30 @@ int run(int argc, char **argv) {
                 selector.set_feedback(false);
                 for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
                   params.arrivals = pap_list[pap_index];
-                  const std::vector<Prediction> predictions = predict_candidates(params);
-                  auto predicted = [&](std::string_view name) {
-                    for (const Prediction &p : predictions)
-                      if (p.name == name) return p.seconds;
-                    const Algorithm *a = find_algorithm(collective, name);  // a classic choice of the size rule
+                  auto simulated = [&](std::string_view name) {
+                    const Algorithm *a = find_algorithm(collective, name);
                     if (!a || !unsupported_reason(*a, params).empty()) return double(NAN);
                     const SimulateResult r = simulate(*a, params, options);
                     return r.error.empty() ? r.run_time : double(NAN);
                   };
-                  std::vector<std::pair<std::string, std::string>> rows;  // algorithm, choice
-                  if (native_row) rows.emplace_back("native", "");
-                  if (auto_row) rows.emplace_back("auto", std::string(selector.select(params).name));
-                  for (const auto &[name, choice] : rows) {
-                    const double run_time = predicted(choice.empty() ? std::string_view(name) : std::string_view(choice));
+                  auto native_time = [&] {  // the best classic candidate, as predict_candidates has it
+                    double best = NAN;
+                    for (std::string_view name : classic_candidates(params))
+                      if (const double t = simulated(name); !std::isnan(t) && !(t >= best)) best = t;
+                    return best;
+                  };
+                  std::vector<std::tuple<std::string, std::string, double>> rows;  // algorithm, choice, run time
+                  if (native_row) rows.emplace_back("native", "", native_time());
+                  if (auto_row) {
+                    const Selection selection = selector.select(params);
+                    double t = NAN;
+                    for (const Prediction &p : selection.predictions)  // simulated on the quantised vector: again here
+                      if (p.name == selection.name) t = p.name == native_name ? native_time() : simulated(p.name);
+                    if (selection.predictions.empty())
+                      t = selection.name == native_name ? native_time() : simulated(selection.name);
+                    rows.emplace_back("auto", std::string(selection.name), t);
+                  }
+                  for (const auto &[name, choice, run_time] : rows) {
                     out << to_string(collective) << ',' << name << ',' << procs << ',' << root << ',' << params.count << ','
                         << params.count * element_bytes << ',' << element_bytes << ',' << params.segment_count << ','
                         << (by_segment_bytes ? segmentation : 0) << ',' << csv_escape(pap_spec.text) << ',' << pap_index

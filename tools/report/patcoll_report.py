@@ -40,9 +40,11 @@ import tempfile
 PROG = "patcoll-report"
 VERSION = "@PROJECT_VERSION@"  # the project's, filled in by CMake (tools/report/CMakeLists.txt)
 COLLECTIVES = ["reduce", "allreduce", "scatter", "gather"]  # core::Collective order
-VECTORS = 4          # representative PAT vectors simulated per call site (--vectors)
+VECTORS = 4          # representative PAT vectors simulated per call site, at least (--vectors) ...
+VECTOR_BUDGET = 400  # ... and more while all sites together stay within this many
 LATE_FRACTION = 0.5  # a rank is late when its median lateness is at least this much of the median spread
 MIN_LATE = 2e-4      # ... and at least this many seconds (--min-late): below, OS and network noise
+PERSISTENT = 3      # sampled calls a site needs before a rank is called persistently late
 MEDIAN_CALLS = 256   # sampled calls per site behind the per-rank lateness medians
 WORTH_FRACTION = 0.02  # auto must be predicted to save this much of the time in collectives to be worth it
 
@@ -267,13 +269,14 @@ def analyse(site, vectors=VECTORS, min_late=MIN_LATE):
     some, some_lows = rows[::step], lows[::step]
     medians = [quantile(list(map(operator.sub, column, some_lows)), 0.5) for column in zip(*some)] if n else \
         [math.nan] * size
-    # Imbalanced: the typical spread is more than twice the collective's own
-    # time after the last arrival and above the noise floor. Persistently
-    # late: a median lateness of at least half the typical spread (and
-    # above the floor).
+    # Imbalanced: the typical spread is above the noise floor and a tenth of
+    # the collective's own time after the last arrival. Persistently late
+    # (at a site of PERSISTENT calls or more): a median lateness of at least
+    # half the typical spread and above the floor.
     tail_median = quantile(tails, 0.5)
-    imbalanced = n > 0 and spread_median > max(2 * tail_median, min_late)
-    late = [i for i, v in enumerate(medians) if imbalanced and v >= max(LATE_FRACTION * spread_median, min_late)]
+    imbalanced = n > 0 and spread_median >= max(min_late, 0.1 * tail_median)
+    late = [i for i, v in enumerate(medians)
+            if imbalanced and n >= PERSISTENT and v >= max(LATE_FRACTION * spread_median, min_late)]
     # Representative PAT vectors: the sampled calls at evenly spaced
     # quantiles of the spread (every sampled call when there are no more).
     order = sorted(range(n), key=lambda k: spreads[k])
@@ -383,7 +386,10 @@ def whatif(sites, model, pap_names):
         runs = s.pop("_runs", {})
         s["whatif"] = {name: sum(v) / len(v) for name, v in runs.items() if v and all(map(math.isfinite, v))}
         choices = s.pop("_choices", [])
-        s["auto_choice"] = max(set(choices), key=choices.count) if choices else None
+        # auto's choices on the vectors, most frequent first: "clairvoyant" or "native 3/4, sls 1/4"
+        counts = sorted(((choices.count(c), c) for c in set(choices)), reverse=True)
+        s["auto_choice"] = (counts[0][1] if len(counts) == 1 else
+                            ", ".join(f"{c} {k}/{len(choices)}" for k, c in counts)) if choices else None
 
 
 def pap_aware_names(sim):
@@ -412,7 +418,7 @@ def savings(sites):
 def verdict(sites, model_path):
     total = sum(s["time_s"] for s in sites)
     auto_saving = sum(max(0.0, s["saving_s"].get("auto", 0.0)) for s in sites)
-    gaining = [s for s in sites if s["saving_s"].get("auto", 0.0) > 0 and s.get("auto_choice") not in (None, "native")]
+    gaining = [s for s in sites if s["saving_s"].get("auto", 0.0) > 0]
     imbalanced = [s for s in sites if s["imbalanced"]]
     colls = sorted({s["collective"] for s in gaining}, key=COLLECTIVES.index)
     settings = " ".join(f"PATCOLL_{c.upper()}=auto" for c in colls)
@@ -422,13 +428,22 @@ def verdict(sites, model_path):
         return "no collective calls recorded: nothing for patcoll to do", ""
     if gaining and total > 0 and auto_saving >= WORTH_FRACTION * total:
         top = max(gaining, key=lambda s: s["saving_s"].get("auto", 0))
-        return (f"patcoll is worth it for this program: {settings} is predicted to save {auto_saving:.3g} s of the "
-                f"{total:.3g} s each rank spends in these collectives ({100 * auto_saving / total:.0f} %), most at "
-                f"site {top['id']} ({top['collective']} at {top['call_site']}, {top['auto_choice']})"), settings
+        return ((f"patcoll is worth it for this program: {settings} is predicted to save {auto_saving:.3g} s of the "
+                 f"{total:.3g} s each rank spends in these collectives ({100 * auto_saving / total:.0f} %), most at "
+                 f"site {top['id']} ({top['collective']} at {top['call_site']}; auto chooses {top['auto_choice']})"),
+                settings)
     if not imbalanced:
         return (f"patcoll is not worth it for this program: the ranks arrive together at every call site "
                 f"({total:.3g} s per rank in these collectives); the MPI library's own algorithms are the right "
                 f"ones"), ""
+    best = max(((name, saving, s) for s in sites for name, saving in s["saving_s"].items() if name != "auto"),
+               key=lambda x: x[1], default=None)
+    if best and total > 0 and best[1] >= WORTH_FRACTION * total:
+        name, saving, s = best
+        return (f"patcoll may be worth it for this program: PATCOLL_{s['collective'].upper()}={name} is predicted to "
+                f"save {saving:.3g} s of the {total:.3g} s each rank spends in these collectives at site {s['id']} "
+                f"({s['collective']} at {s['call_site']}), but auto would not choose it on these patterns "
+                f"(predicted saving {auto_saving:.3g} s): measure it"), f"PATCOLL_{s['collective'].upper()}={name}"
     why = (f"auto is predicted to save {auto_saving:.3g} s of {total:.3g} s" if auto_saving > 0
            else "no algorithm is predicted to beat native on the recorded patterns")
     return (f"patcoll is not worth it for this program: ranks arrive late at {len(imbalanced)} call site(s), but "
@@ -552,9 +567,9 @@ def main(argv=None):
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout instead of the text")
     parser.add_argument("--png", metavar="FILE", help="lateness heat maps and what-if bars of the top call sites")
     parser.add_argument("--no-whatif", action="store_true", help="skip the simulations")
-    parser.add_argument("--vectors", type=int, default=VECTORS, metavar="K",
-                        help=f"recorded PAT vectors simulated per call site (default {VECTORS}: the calls at evenly "
-                             "spaced quantiles of the spread)")
+    parser.add_argument("--vectors", type=int, metavar="K",
+                        help=f"recorded PAT vectors simulated per call site: the calls at evenly spaced quantiles of "
+                             f"the spread (default: {VECTOR_BUDGET} shared by the sites, at least {VECTORS} each)")
     parser.add_argument("--min-late", type=float, default=MIN_LATE, metavar="SECONDS",
                         help=f"lateness below this is noise (default {MIN_LATE})")
     args, unknown = parser.parse_known_args(argv)
@@ -565,9 +580,10 @@ def main(argv=None):
     try:
         model = read_model(args.model) if args.model else {}
         data = load(args.path)
-        if args.vectors < 1 or not args.min_late >= 0:
+        if (args.vectors is not None and args.vectors < 1) or not args.min_late >= 0:
             raise ReportError("--vectors must be >= 1 and --min-late >= 0")
-        sites = [analyse(s, args.vectors, args.min_late) for s in data["sites"]]
+        vectors = args.vectors or max(VECTORS, VECTOR_BUDGET // max(1, len(data["sites"])))
+        sites = [analyse(s, vectors, args.min_late) for s in data["sites"]]
         sites.sort(key=lambda s: -s["time_s"])
         pap_names = pap_aware_names(simulator())
         if not args.no_whatif:
@@ -586,6 +602,9 @@ def main(argv=None):
     except ReportError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # stdout closed early (| head): not an error of the report
+        sys.stderr.close()
+        return 0
     except OSError as e:
         print(f"{PROG}: {e.filename or args.path}: {e.strerror}", file=sys.stderr)
         return 2

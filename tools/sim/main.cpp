@@ -45,7 +45,8 @@ Lists are comma separated; a:b:xK is a geometric range, a:b:+K an arithmetic one
                         limit, latest arrival + α + m(β+γ) (one transfer, one reduction);
                         "native": the best classic candidate of `auto` (what stands for
                         the MPI library's own); "auto": the library's `auto` on each PAP
-                        of the list in turn (core/select.hpp, without measured feedback),
+                        of the list in turn (core/select.hpp, without measured feedback,
+                        deciding on every PAP: period 1),
                         its choice in the last CSV column. Neither is in "all"
   --procs LIST          process counts P, 1 .. 2^20 (default 8)
   --bytes LIST          message size m in bytes; K/M/G = 2^10/2^20/2^30 (default 1M)
@@ -566,8 +567,10 @@ int run(int argc, char **argv) {
                 Params params = case_params(procs, size, segmentation, alpha, beta, gamma);
                 const auto pap_list =
                     make_paps(pap_spec, params.procs, params.cost.round_time(static_cast<double>(params.count * element_bytes)), seed);
-                Selector selector;
-                selector.set_feedback(false);
+                SelectOptions select_options;
+                select_options.feedback = false;  // nothing measured here
+                select_options.period = 1;        // every PAP of the list decided on (none deferred)
+                Selector selector(select_options);
                 for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
                   params.arrivals = pap_list[pap_index];
                   auto simulated = [&](std::string_view name) {

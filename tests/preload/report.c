@@ -8,6 +8,9 @@
  * --api: the same calls through patcoll's C API (PAT_Allreduce/PAT_Reduce;
  * built as patcoll-report-api, linked with libpatcoll). --abort: rank 0
  * sleeps and then exits without MPI_Finalize (the partial files stay).
+ * --stress CALLS SIZES: instead, CALLS back-to-back allreduces cycling over
+ * SIZES message sizes (8, 16, ... bytes) and prints this rank's peak
+ * resident memory (VmHWM) at the end: the recorder's memory bound.
  * Rank 0 prints "calls <allreduce> <reduce>" and "<N> passed, <M> failed".
  */
 #include <mpi.h>
@@ -38,8 +41,13 @@ int main(int argc, char **argv) {
   double delay_ms = 20;
   long bytes = 65536;
   int positional = 0;
+  long stress_calls = 0, stress_sizes = 1;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--abort") == 0) abort_run = 1;
+    else if (strcmp(argv[i], "--stress") == 0 && i + 2 < argc) {
+      stress_calls = atol(argv[++i]);
+      stress_sizes = atol(argv[++i]);
+    }
     else if (positional == 0 && ++positional) iterations = atoi(argv[i]);
     else if (positional == 1 && ++positional) delay_ms = atof(argv[i]);
     else if (positional == 2 && ++positional) bytes = atol(argv[i]);
@@ -48,6 +56,26 @@ int main(int argc, char **argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (stress_calls > 0) {
+    double *a = calloc((size_t)stress_sizes + 1, sizeof(double)), *b = calloc((size_t)stress_sizes + 1, sizeof(double));
+    const double t0 = MPI_Wtime();
+    for (long k = 0; k < stress_calls; ++k)
+      ALLREDUCE(a, b, (int)(1 + k % stress_sizes), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    const double seconds = MPI_Wtime() - t0;
+    char line[256];
+    long hwm = -1;
+    FILE *status = fopen("/proc/self/status", "r");
+    while (status && fgets(line, sizeof line, status))
+      if (strncmp(line, "VmHWM:", 6) == 0) hwm = atol(line + 6);
+    if (status) fclose(status);
+    printf("rank %d: %ld calls over %ld sizes in %.2f s (%.2f us per call), peak resident %ld KiB\n", rank,
+           stress_calls, stress_sizes, seconds, 1e6 * seconds / (double)stress_calls, hwm);
+    printf("1 passed, 0 failed\n");
+    free(a);
+    free(b);
+    MPI_Finalize();
+    return 0;
+  }
   const int count = (int)(bytes / (long)sizeof(double));
   double *send = malloc((size_t)count * sizeof(double)), *recv = malloc((size_t)count * sizeof(double));
   for (int i = 0; i < count; ++i) send[i] = rank + i;

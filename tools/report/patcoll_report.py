@@ -279,6 +279,9 @@ def analyse(site, vectors=VECTORS, min_late=MIN_LATE):
             if imbalanced and n >= PERSISTENT and v >= max(LATE_FRACTION * spread_median, min_late)]
     # Representative PAT vectors: the sampled calls at evenly spaced
     # quantiles of the spread (every sampled call when there are no more).
+    # A balanced site needs one: every algorithm is about native there.
+    if not imbalanced:
+        vectors = 1
     order = sorted(range(n), key=lambda k: spreads[k])
     picks = (range(n) if n <= vectors else
              sorted({order[min(n - 1, int((j + 0.5) * n / vectors))] for j in range(vectors)}))
@@ -327,69 +330,102 @@ def simulator():
     return None
 
 
-def whatif(sites, model, pap_names):
+class WhatIf:
     """patcoll-sim on each site's representative vectors: per site
-    {algorithm: mean predicted seconds per call}, auto's choices. One
-    simulator run per (collective, P, bytes), two at a time."""
-    sim = simulator()
-    if not sim:
-        print(f"{PROG}: patcoll-sim not found beside this script or on PATH: no what-if", file=sys.stderr)
-        return
-    groups = {}
-    for s in sites:
+    {algorithm: mean predicted seconds per call} and auto's choices. One
+    simulator run per (collective, P, bytes), started as soon as the
+    group's last site is analysed, two at a time, while the analysis of
+    the other sites goes on."""
+
+    def __init__(self, raw_sites, model, pap_names):
+        self.sim = simulator()
+        if not self.sim:
+            print(f"{PROG}: patcoll-sim not found beside this script or on PATH: no what-if", file=sys.stderr)
+        self.model, self.pap_names = model, pap_names
+        self.left = {}  # group -> sites not analysed yet
+        for s in raw_sites:
+            self.left[self.group(s)] = self.left.get(self.group(s), 0) + 1
+        self.members, self.queue, self.running = {}, [], []
+        self.work = tempfile.TemporaryDirectory(prefix="patcoll-report.")
+
+    @staticmethod
+    def group(s):
+        return (s["collective"], s["size"], s["bytes"])
+
+    def add(self, s):
+        """An analysed site; its group's simulation starts when complete."""
+        key = self.group(s)
+        self.left[key] -= 1
         if s["vectors"] and s["bytes"] >= 0 and s["collective"] in COLLECTIVES:
-            groups.setdefault((s["collective"], s["size"], s["bytes"]), []).append(s)
-    with tempfile.TemporaryDirectory(prefix="patcoll-report.") as work:
-        jobs = []
-        for (collective, size, nbytes), members in groups.items():
-            paps = []
-            for s in members:
-                name = os.path.join(work, f"site{s['id']}.trace")
-                with open(name, "w") as f:  # first a balanced call: native's time without imbalance
-                    f.write(" ".join("0" for _ in range(size)) + "\n")
-                    for v in s["vectors"]:
-                        f.write(" ".join(f"{x:.9g}" for x in v) + "\n")
-                paps.append("trace:" + name)
-            element = 8 if nbytes % 8 == 0 else 4 if nbytes % 4 == 0 else 1
-            names = ",".join(["native", "auto"] + sorted(pap_names.get(collective, ())))
-            command = [sim, "--collective", collective, "--algorithms", names, "--procs", str(size),
-                       "--bytes", str(nbytes), "--element-bytes", str(element), "--pap", ",".join(paps),
-                       "--no-absorption", "--quiet"]
-            for key in ("alpha", "beta", "gamma"):
-                if key in model:
-                    command += ["--" + key, repr(model[key])]
-            jobs.append((command, (collective, size, nbytes), {p: s for p, s in zip(paps, members)}))
-        running = []
-        while jobs or running:
-            while jobs and len(running) < 2:
-                command, what, by_pap = jobs.pop(0)
+            self.members.setdefault(key, []).append(s)
+        if self.left[key] == 0 and key in self.members and self.sim:
+            self.queue.append(self.command(key, self.members.pop(key)))
+        self.pump(block=False)
+
+    def command(self, key, members):
+        collective, size, nbytes = key
+        paps = []
+        for s in members:
+            name = os.path.join(self.work.name, f"site{id(s)}.trace")
+            with open(name, "w") as f:
+                for v in s["vectors"]:
+                    f.write(" ".join(f"{x:.9g}" for x in v) + "\n")
+            paps.append("trace:" + name)
+        element = 8 if nbytes % 8 == 0 else 4 if nbytes % 4 == 0 else 1
+        names = ",".join(["native", "auto"] + sorted(self.pap_names.get(collective, ())))
+        command = [self.sim, "--collective", collective, "--algorithms", names, "--procs", str(size),
+                   "--bytes", str(nbytes), "--element-bytes", str(element), "--pap", ",".join(paps),
+                   "--no-absorption", "--quiet"]
+        for k in ("alpha", "beta", "gamma"):
+            if k in self.model:
+                command += ["--" + k, repr(self.model[k])]
+        return command, key, dict(zip(paps, members))
+
+    def pump(self, block):
+        """Starts queued runs (two at a time) and collects finished ones;
+        block: until everything is done."""
+        while True:
+            while self.queue and len(self.running) < 2:
+                command, key, by_pap = self.queue.pop(0)
                 process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                running.append((process, what, by_pap))
-            process, (collective, size, nbytes), by_pap = running.pop(0)
-            stdout, stderr = process.communicate()
-            if process.returncode != 0:
-                print(f"{PROG}: patcoll-sim failed for {collective} {nbytes} B at P = {size}: "
-                      f"{stderr.strip().splitlines()[-1] if stderr.strip() else process.returncode}", file=sys.stderr)
+                self.running.append((process, key, by_pap))
+            done = [r for r in self.running if block or r[0].poll() is not None]
+            if not done:
+                return
+            process, key, by_pap = done[0]
+            self.running.remove(done[0])
+            self.collect(process, key, by_pap)
+            if not block and not self.queue:
                 continue
-            for row in csv.DictReader(io.StringIO(stdout)):
-                s = by_pap.get(row["pap"])
-                if s is None or row["error"]:
-                    continue
-                if row["pap_index"] == "0":
-                    if row["algorithm"] == "native":
-                        s["balanced_s"] = float(row["run_time"])
-                    continue
-                s.setdefault("_runs", {}).setdefault(row["algorithm"], []).append(float(row["run_time"]))
-                if row["algorithm"] == "auto":
-                    s.setdefault("_choices", []).append(row["choice"])
-    for s in sites:
-        runs = s.pop("_runs", {})
-        s["whatif"] = {name: sum(v) / len(v) for name, v in runs.items() if v and all(map(math.isfinite, v))}
-        choices = s.pop("_choices", [])
-        # auto's choices on the vectors, most frequent first: "clairvoyant" or "native 3/4, sls 1/4"
-        counts = sorted(((choices.count(c), c) for c in set(choices)), reverse=True)
-        s["auto_choice"] = (counts[0][1] if len(counts) == 1 else
-                            ", ".join(f"{c} {k}/{len(choices)}" for k, c in counts)) if choices else None
+            if block and not self.running and not self.queue:
+                return
+
+    def collect(self, process, key, by_pap):
+        collective, size, nbytes = key
+        stdout, stderr = process.communicate()
+        if process.returncode != 0:
+            print(f"{PROG}: patcoll-sim failed for {collective} {nbytes} B at P = {size}: "
+                  f"{stderr.strip().splitlines()[-1] if stderr.strip() else process.returncode}", file=sys.stderr)
+            return
+        for row in csv.DictReader(io.StringIO(stdout)):
+            s = by_pap.get(row["pap"])
+            if s is None or row["error"]:
+                continue
+            s.setdefault("_runs", {}).setdefault(row["algorithm"], []).append(float(row["run_time"]))
+            if row["algorithm"] == "auto":
+                s.setdefault("_choices", []).append(row["choice"])
+
+    def finish(self, sites):
+        self.pump(block=True)
+        self.work.cleanup()
+        for s in sites:
+            runs = s.pop("_runs", {})
+            s["whatif"] = {name: sum(v) / len(v) for name, v in runs.items() if v and all(map(math.isfinite, v))}
+            choices = s.pop("_choices", [])
+            # auto's choices on the vectors, most frequent first: "clairvoyant" or "native 3/4, sls 1/4"
+            counts = sorted(((choices.count(c), c) for c in set(choices)), reverse=True)
+            s["auto_choice"] = (counts[0][1] if len(counts) == 1 else
+                                ", ".join(f"{c} {k}/{len(choices)}" for k, c in counts)) if choices else None
 
 
 def pap_aware_names(sim):
@@ -524,7 +560,7 @@ def plot(path, sites, pap_names):
         import matplotlib.pyplot as plt
     except ImportError:
         raise ReportError("--png needs matplotlib (Debian: apt-get install python3-matplotlib; or /usr/bin/python3)")
-    top = [s for s in sites if s["samples"]][:3]
+    top = ([s for s in sites if s["samples"] >= PERSISTENT] or [s for s in sites if s["samples"]])[:3]
     if not top:
         raise ReportError("--png: no sampled calls to draw")
     fig, axes = plt.subplots(len(top), 2, figsize=(12, 3.2 * len(top)), squeeze=False,
@@ -537,6 +573,7 @@ def plot(path, sites, pap_names):
         image = row[0].imshow(matrix, aspect="auto", interpolation="nearest", cmap="viridis")
         row[0].set_title(f"site {s['id']}: {s['collective']} {s['bytes']} B at {s['call_site']}", fontsize=9)
         row[0].set_xlabel("sampled call")
+        row[0].xaxis.get_major_locator().set_params(integer=True)
         row[0].set_ylabel("rank")
         fig.colorbar(image, ax=row[0], label="lateness (ms)")
         w = s.get("whatif", {})
@@ -583,11 +620,19 @@ def main(argv=None):
         if (args.vectors is not None and args.vectors < 1) or not args.min_late >= 0:
             raise ReportError("--vectors must be >= 1 and --min-late >= 0")
         vectors = args.vectors or max(VECTORS, VECTOR_BUDGET // max(1, len(data["sites"])))
-        sites = [analyse(s, vectors, args.min_late) for s in data["sites"]]
-        sites.sort(key=lambda s: -s["time_s"])
         pap_names = pap_aware_names(simulator())
-        if not args.no_whatif:
-            whatif(sites, model, pap_names)
+        whatif = None if args.no_whatif else WhatIf(data["sites"], model, pap_names)
+        sites = []
+        for s in data["sites"]:
+            sites.append(analyse(s, vectors, args.min_late))
+            if whatif:
+                whatif.add(sites[-1])
+        sites.sort(key=lambda s: -s["time_s"])
+        if whatif:
+            whatif.finish(sites)
+        else:
+            for s in sites:
+                s["whatif"], s["auto_choice"] = {}, None
         savings(sites)
         line, settings = verdict(sites, args.model)
         if args.json:

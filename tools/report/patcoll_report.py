@@ -509,13 +509,14 @@ def print_text(data, sites, line, model_path, pap_names):
           + ("" if data["complete"] else "; PARTIAL data (the run did not finish)"))
     for s in sites:
         print()
-        print(f"site {s['id']}: {s['collective']}, {s['bytes']} B per rank, {s['calls_total']} calls, at "
+        plural = "" if s["calls_total"] == 1 else "s"
+        print(f"site {s['id']}: {s['collective']}, {s['bytes']} B per rank, {s['calls_total']} call{plural}, at "
               f"{s['call_site']} on {s['communicator']}"
               + (f"; trace {s['trace']}" if s.get("trace") else ""))
         served = ", ".join(f"{k} {v}" for k, v in sorted(s["served_by"].items(), key=lambda kv: -kv[1]))
         print(f"  time {s['time_s']:.4g} s per rank; spread median {ms(s['spread_s']['median'])}, p95 "
               f"{ms(s['spread_s']['p95'])}; wait at NxN {s['wait_s']:.4g} s; served by {served}; "
-              f"{s['samples']} calls sampled")
+              f"{s['samples']} sampled")
         print(f"  late ranks (median lateness): {late_text(s)}")
         w = s.get("whatif", {})
         if w:

@@ -37,4 +37,11 @@ struct Alignment {
 // 0 of `comm`. `anchor` is this rank's local_anchor().
 Alignment align_to_root(MPI_Comm comm, double anchor);
 
+// The parts, collective over `comm` as well: whether every rank runs on
+// one node (MPI_COMM_TYPE_SHARED), and the ping-pong estimate of this
+// rank's offset to rank 0 on `clock` (tags 2 and 3 of `comm`: use a
+// private communicator).
+bool one_node(MPI_Comm comm);
+double ping_pong_offset(MPI_Comm comm, double (*clock)());
+
 }  // namespace patcoll::mpi::clock

@@ -16,12 +16,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "core/config.hpp"
+#include "core/json.hpp"
 #include "core/traits.hpp"
 #include "mpi/clock.hpp"
 #include "mpi/comm_cache.hpp"
@@ -335,23 +335,7 @@ bool parse(std::string_view data, ReadRank &out) {
 
 // --- the JSON report -----------------------------------------------------------
 
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
+using core::json_string;
 
 std::string number(double x) {
   if (!std::isfinite(x)) return "null";

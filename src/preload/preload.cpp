@@ -42,6 +42,7 @@
 #include "core/config.hpp"
 #include "core/traits.hpp"
 #include "history.hpp"
+#include "mpi/clock.hpp"
 #include "mpi/finalize.hpp"
 #include "mpi/report.hpp"
 #include "patcoll.h"
@@ -274,42 +275,9 @@ int finalize_sweep(MPI_Comm, int, void *, void *) {
 
 // Offset of this rank's steady clock to rank 0's (collective over `comm`,
 // once per communicator): 0 when every rank runs on one node (one
-// CLOCK_MONOTONIC); otherwise the classic ping-pong estimate, the sample
-// with the shortest round trip of 8.
-double clock_offset(MPI_Comm comm, int rank, int size) {
-  MPI_Comm node = MPI_COMM_NULL;
-  int node_size = 0, all_local = 0;
-  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    PMPI_Comm_size(node, &node_size);
-    PMPI_Comm_free(&node);
-  }
-  int local = node_size == size ? 1 : 0;
-  PMPI_Allreduce(&local, &all_local, 1, MPI_INT, MPI_MIN, comm);
-  if (all_local) return 0;
-  constexpr int kRounds = 8, kPingTag = 2, kPongTag = 3;
-  double offset = 0;
-  if (rank == 0) {
-    for (int peer = 1; peer < size; ++peer)
-      for (int k = 0; k < kRounds; ++k) {
-        double t = 0;
-        PMPI_Recv(&t, 1, MPI_DOUBLE, peer, kPingTag, comm, MPI_STATUS_IGNORE);
-        t = now();
-        PMPI_Send(&t, 1, MPI_DOUBLE, peer, kPongTag, comm);
-      }
-  } else {
-    double best = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < kRounds; ++k) {
-      double t0 = now(), root_time = 0;
-      PMPI_Send(&t0, 1, MPI_DOUBLE, 0, kPingTag, comm);
-      PMPI_Recv(&root_time, 1, MPI_DOUBLE, 0, kPongTag, comm, MPI_STATUS_IGNORE);
-      const double t1 = now();
-      if (t1 - t0 < best) {
-        best = t1 - t0;
-        offset = root_time - 0.5 * (t0 + t1);
-      }
-    }
-  }
-  return offset;
+// CLOCK_MONOTONIC); otherwise the ping-pong estimate (mpi/clock.hpp).
+double clock_offset(MPI_Comm comm, int, int) {
+  return patcoll::mpi::clock::one_node(comm) ? 0 : patcoll::mpi::clock::ping_pong_offset(comm, now);
 }
 
 // The shim's state of `comm`; created (collectively: MPI_Comm_dup for the

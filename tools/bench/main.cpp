@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/ir.hpp"
+#include "core/json.hpp"
 #include "mpi/registry.hpp"
 #include "patcoll.h"
 #include "pat_source.hpp"
@@ -399,20 +400,7 @@ std::vector<double> held_pats(const bench::PatSource &source, int procs) {
 
 // ---- output ---------------------------------------------------------------
 
-std::string json_string(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + '"';
-}
+std::string json_string(const std::string &s) { return patcoll::core::json_string(s); }
 
 std::string json_list(const double *values, int n) {
   std::string out = "[";

@@ -613,8 +613,7 @@ CommRecord *comm_record_locked(Recorder &r, MPI_Comm comm) {
   char name[MPI_MAX_OBJECT_NAME] = {0};
   int length = 0;
   PMPI_Comm_get_name(comm, name, &length);
-  record->name = length > 0 ? std::string(name, static_cast<std::size_t>(length))
-                            : "communicator of " + std::to_string(size) + " ranks";
+  record->name = length > 0 ? std::string(name, static_cast<std::size_t>(length)) : "unnamed communicator";
   if (PMPI_Comm_set_attr(comm, r.keyval, record.get()) != MPI_SUCCESS) return nullptr;
   r.comms.push_back(std::move(record));
   return r.comms.back().get();

@@ -462,6 +462,9 @@ def verdict(sites, model_path):
         settings += " PATCOLL_PATS=history" + (f" PATCOLL_MODEL={model_path}" if model_path else "")
     if not sites:
         return "no collective calls recorded: nothing for patcoll to do", ""
+    if imbalanced and not any(s.get("whatif") for s in sites):
+        return (f"ranks arrive late at {len(imbalanced)} call site(s); whether patcoll is worth it needs the what-if "
+                f"(patcoll-sim beside patcoll-report, without --no-whatif)"), ""
     if gaining and total > 0 and auto_saving >= WORTH_FRACTION * total:
         top = max(gaining, key=lambda s: s["saving_s"].get("auto", 0))
         return ((f"patcoll is worth it for this program: {settings} is predicted to save {auto_saving:.3g} s of the "

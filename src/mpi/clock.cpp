@@ -6,7 +6,9 @@
 namespace patcoll::mpi::clock {
 
 double local_anchor() {
-  auto steady = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  auto steady = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
   // The tightest of a few sandwiches (steady, wtime, steady).
   double best = std::numeric_limits<double>::infinity(), anchor = 0;
   for (int k = 0; k < 5; ++k) {

@@ -33,7 +33,7 @@ constexpr int kCollectives = core::kCollectiveCount;
 
 struct Sample {
   std::uint64_t call;  // the call's number among this collective's calls on the communicator
-  double entry, exit;  // MPI_Wtime, local
+  double entry, leave;  // MPI_Wtime, local
 };
 
 struct Served {
@@ -202,7 +202,7 @@ std::string serialize(const Recorder &r, double offset, std::string_view method)
       w.put(static_cast<std::uint32_t>(s.samples.size()));
       for (const Sample &x : s.samples) w.put(x.call);
       for (const Sample &x : s.samples) w.put(x.entry);
-      for (const Sample &x : s.samples) w.put(x.exit);
+      for (const Sample &x : s.samples) w.put(x.leave);
     }
   }
   return w.take();
@@ -267,7 +267,7 @@ struct ReadSite {
   std::string site;
   std::vector<std::pair<std::string, std::uint64_t>> served;
   std::vector<std::uint64_t> call;
-  std::vector<double> entry, exit;
+  std::vector<double> entry, leave;
 };
 
 struct ReadComm {
@@ -325,7 +325,7 @@ bool parse(std::string_view data, ReadRank &out) {
       const auto n = in.get<std::uint32_t>();
       for (std::uint32_t k = 0; k < n && in.ok(); ++k) site.call.push_back(in.get<std::uint64_t>());
       for (std::uint32_t k = 0; k < n && in.ok(); ++k) site.entry.push_back(in.get<double>() + out.offset);
-      for (std::uint32_t k = 0; k < n && in.ok(); ++k) site.exit.push_back(in.get<double>() + out.offset);
+      for (std::uint32_t k = 0; k < n && in.ok(); ++k) site.leave.push_back(in.get<double>() + out.offset);
       comm.sites.push_back(std::move(site));
     }
     out.comms.push_back(std::move(comm));
@@ -448,7 +448,7 @@ bool write_report(const Recorder &r, const std::vector<ReadRank> &ranks, const s
         common.swap(both);
       }
     }
-    std::vector<double> entry(common.size() * size), exit(common.size() * size);
+    std::vector<double> entry(common.size() * size), leave(common.size() * size);
     double t0 = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < size && !common.empty(); ++i) {
       const ReadSite &s = *m.by_rank[i];
@@ -456,13 +456,13 @@ bool write_report(const Recorder &r, const std::vector<ReadRank> &ranks, const s
       for (std::size_t c = 0; c < common.size(); ++c) {
         while (s.call[j] != common[c]) ++j;
         entry[c * size + i] = s.entry[j];
-        exit[c * size + i] = s.exit[j];
+        leave[c * size + i] = s.leave[j];
         t0 = std::min(t0, s.entry[j]);
       }
     }
     if (!std::isfinite(t0)) t0 = 0;
     for (double &x : entry) x -= t0;
-    for (double &x : exit) x -= t0;
+    for (double &x : leave) x -= t0;
     std::string trace;
     if (!common.empty()) {
       trace = base + ".site" + std::to_string(k + 1) + ".trace";
@@ -497,7 +497,8 @@ bool write_report(const Recorder &r, const std::vector<ReadRank> &ranks, const s
     served_json += "}";
     auto per_rank = [&](auto field) {
       std::string out = "[";
-      for (std::size_t i = 0; i < size; ++i) out += (i ? "," : "") + (m.by_rank[i] ? field(*m.by_rank[i]) : std::string("null"));
+      for (std::size_t i = 0; i < size; ++i)
+        out += (i ? "," : "") + (m.by_rank[i] ? field(*m.by_rank[i]) : std::string("null"));
       return out + "]";
     };
     json += std::string(k ? ",\n" : "\n") + "{\"id\": " + std::to_string(k + 1) +
@@ -514,7 +515,7 @@ bool write_report(const Recorder &r, const std::vector<ReadRank> &ranks, const s
             ",\n \"samples\": {\"count\": " + std::to_string(common.size()) + ", \"t0\": " + number(t0) +
             ", \"call\": " + json_list(common, [](std::uint64_t c) { return std::to_string(c); }) +
             ", \"encoding\": \"base64 float64 little-endian, calls x ranks, seconds after t0\"" +
-            ",\n  \"entry\": \"" + base64(entry) + "\",\n  \"exit\": \"" + base64(exit) + "\"}" +
+            ",\n  \"entry\": \"" + base64(entry) + "\",\n  \"exit\": \"" + base64(leave) + "\"}" +
             ", \"trace\": " + (relative.empty() ? std::string("null") : json_string(relative)) + "}";
   }
   json += "\n]\n}\n";
@@ -553,9 +554,13 @@ int finalize_hook(MPI_Comm, int, void *, void *) {
     std::vector<ReadRank> ranks(sizes.size());
     bool parsed = true;
     for (std::size_t i = 0; i < sizes.size(); ++i)
-      parsed = parse(std::string_view(all).substr(static_cast<std::size_t>(displacements[i]), static_cast<std::size_t>(sizes[i])), ranks[i]) && parsed;
+      parsed = parse(std::string_view(all).substr(static_cast<std::size_t>(displacements[i]),
+                                                  static_cast<std::size_t>(sizes[i])),
+                     ranks[i]) &&
+               parsed;
     written = parsed && write_report(r, ranks, alignment.method) ? 1 : 0;
-    if (!parsed) std::fprintf(stderr, "patcoll: PATCOLL_REPORT: a rank's data did not parse; %s not written\n", r.path.c_str());
+    if (!parsed)
+      std::fprintf(stderr, "patcoll: PATCOLL_REPORT: a rank's data did not parse; %s not written\n", r.path.c_str());
   }
   PMPI_Bcast(&written, 1, MPI_INT, 0, world);
   if (written) std::remove(rank_file(r).c_str());
@@ -621,7 +626,7 @@ CommRecord *comm_record_locked(Recorder &r, MPI_Comm comm) {
 
 // The deterministic sample: call number n of the key is kept when it is in
 // the first half of the cap, or on the stride of the second half.
-void add_sample(Site &s, std::size_t cap, std::uint64_t n, std::uint64_t call, double entry, double exit) {
+void add_sample(Site &s, std::size_t cap, std::uint64_t n, std::uint64_t call, double entry, double leave) {
   if (cap == 0) return;
   const std::size_t head = cap / 2, tail = cap - head;
   if (n >= head) {
@@ -635,7 +640,7 @@ void add_sample(Site &s, std::size_t cap, std::uint64_t n, std::uint64_t call, d
       if (m % s.stride != 0) return;
     }
   }
-  s.samples.push_back({call, entry, exit});
+  s.samples.push_back({call, entry, leave});
 }
 
 }  // namespace
@@ -665,7 +670,7 @@ CommRecord *comm_record(MPI_Comm comm) {
 }
 
 void record(MPI_Comm comm, core::Collective collective, const void *call_site, std::int64_t bytes, double entry,
-            double exit, std::string_view served_by) {
+            double leave, std::string_view served_by) {
   if (comm == MPI_COMM_NULL) return;
   std::lock_guard<std::mutex> lock(g_mutex);
   Recorder &r = recorder();
@@ -692,8 +697,8 @@ void record(MPI_Comm comm, core::Collective collective, const void *call_site, s
     }
   }
   Site &s = comm_record->sites[it->second];
-  const double elapsed = exit - entry;
-  add_sample(s, r.cap, s.calls, call, entry, exit);
+  const double elapsed = leave - entry;
+  add_sample(s, r.cap, s.calls, call, entry, leave);
   ++s.calls;
   s.time += elapsed;
   s.min_time = std::min(s.min_time, elapsed);
@@ -706,7 +711,7 @@ void record(MPI_Comm comm, core::Collective collective, const void *call_site, s
     }
   if (slot->calls == 0) slot->name = served_by;
   ++slot->calls;
-  if (r.flush_seconds > 0 && exit >= r.next_flush) {
+  if (r.flush_seconds > 0 && leave >= r.next_flush) {
     flush(r);
     r.next_flush = clock::now() + r.flush_seconds;
   }
@@ -756,11 +761,12 @@ ShimCall::~ShimCall() {
 }
 
 int ShimCall::done(int rc) {
-  const double exit = clock::now();
+  const double leave = clock::now();
   t_in_shim = false;
   open_ = false;
   if (rc == MPI_SUCCESS)
-    record(comm_, collective_, call_site_, bytes_, entry_, exit, native_ ? std::string_view("native") : served_by(comm_, collective_));
+    record(comm_, collective_, call_site_, bytes_, entry_, leave,
+           native_ ? std::string_view("native") : served_by(comm_, collective_));
   return rc;
 }
 

@@ -51,10 +51,10 @@ bool enabled();
 // records this call.
 bool library_records();
 
-// Records one call; entry and exit from MPI_Wtime. `served_by` must point
+// Records one call; its entry and exit (`leave`) times from MPI_Wtime. `served_by` must point
 // to storage that outlives the process's MPI (a catalogue name, a literal).
 void record(MPI_Comm comm, core::Collective collective, const void *call_site, std::int64_t bytes, double entry,
-            double exit, std::string_view served_by);
+            double leave, std::string_view served_by);
 
 // Registers the MPI_Finalize hook (the shim calls it from MPI_Init, so every
 // rank takes part in the final gather); record() does it too.

@@ -565,8 +565,8 @@ int run(int argc, char **argv) {
               for (const PapSpec &pap_spec : paps) {
                 if (!native_row && !auto_row) break;
                 Params params = case_params(procs, size, segmentation, alpha, beta, gamma);
-                const auto pap_list =
-                    make_paps(pap_spec, params.procs, params.cost.round_time(static_cast<double>(params.count * element_bytes)), seed);
+                const double message_bytes = static_cast<double>(params.count * element_bytes);
+                const auto pap_list = make_paps(pap_spec, params.procs, params.cost.round_time(message_bytes), seed);
                 SelectOptions select_options;
                 select_options.feedback = false;  // nothing measured here
                 select_options.period = 1;        // every PAP of the list decided on (none deferred)
@@ -597,8 +597,8 @@ int run(int argc, char **argv) {
                     rows.emplace_back("auto", std::string(selection.name), t);
                   }
                   for (const auto &[name, choice, run_time] : rows) {
-                    out << to_string(collective) << ',' << name << ',' << procs << ',' << root << ',' << params.count << ','
-                        << params.count * element_bytes << ',' << element_bytes << ',' << params.segment_count << ','
+                    out << to_string(collective) << ',' << name << ',' << procs << ',' << root << ','
+                        << params.count << ',' << params.count * element_bytes << ',' << element_bytes << ',' << params.segment_count << ','
                         << (by_segment_bytes ? segmentation : 0) << ',' << csv_escape(pap_spec.text) << ',' << pap_index
                         << ',' << imbalance(params.arrivals) << ',' << alpha << ',' << beta << ',' << gamma << ','
                         << to_string(options.ports) << ',' << run_time << ",nan,nan,nan,nan,nan,0,0,0,0,"

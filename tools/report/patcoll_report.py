@@ -215,7 +215,7 @@ def load_partial(path):
             "entry": array.array("d", (v - t0 for v in entry)), "exit": array.array("d", (v - t0 for v in exit_)),
             "samples": len(common),
         })
-    sites.sort(key=lambda s: -sum(t for t in s["time"] if t))
+    sites.sort(key=lambda s: -sum(t for t in s["time"] if t) / len(s["time"]))
     for k, s in enumerate(sites, 1):
         s["id"] = k
     return {"complete": False, "clock": "one node (anchors)" if len(hosts) == 1 else "not aligned",

@@ -502,8 +502,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
   return serve(
       kScatter, comm, __builtin_return_address(0),
       [&] {
-        return patcoll::mpi::report::movement_bytes(patcoll::core::Collective::scatter, sendbuf, sendcount, sendtype, recvbuf,
-                                                    recvcount, recvtype);
+        return patcoll::mpi::report::movement_bytes(patcoll::core::Collective::scatter, sendbuf, sendcount, sendtype,
+                                                    recvbuf, recvcount, recvtype);
       },
       [&] { return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
       [&](const char *name) {
@@ -516,8 +516,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
   return serve(
       kGather, comm, __builtin_return_address(0),
       [&] {
-        return patcoll::mpi::report::movement_bytes(patcoll::core::Collective::gather, sendbuf, sendcount, sendtype, recvbuf,
-                                                    recvcount, recvtype);
+        return patcoll::mpi::report::movement_bytes(patcoll::core::Collective::gather, sendbuf, sendcount, sendtype,
+                                                    recvbuf, recvcount, recvtype);
       },
       [&] { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
       [&](const char *name) {

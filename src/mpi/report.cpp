@@ -400,7 +400,9 @@ bool write_report(const Recorder &r, const std::vector<ReadRank> &ranks, const s
   std::vector<Merged *> order;
   for (auto &[key, m] : merged) order.push_back(&m);
   // By time in the collective, mean over the communicator's ranks (patcoll-report's order).
-  auto mean = [](const Merged *m) { return m->total / static_cast<double>(std::max<std::size_t>(1, m->by_rank.size())); };
+  auto mean = [](const Merged *m) {
+    return m->total / static_cast<double>(std::max<std::size_t>(1, m->by_rank.size()));
+  };
   std::stable_sort(order.begin(), order.end(), [&](const Merged *a, const Merged *b) { return mean(a) > mean(b); });
 
   // Communicators, numbered in order of first appearance.

@@ -74,6 +74,19 @@ const Variable kVariables[] = {
     {Var::history_estimate, "PATCOLL_HISTORY_ESTIMATE", T::choice, "entry",
      "history PAT source: entry (entry times on a common clock) or offset (exit->entry offsets)", S::library, 0,
      "entry offset"},
+    {Var::report, "PATCOLL_REPORT", T::path, "",
+     "arrival report: every intercepted (shim) or blocking PAT_* (library) collective call is recorded, and at "
+     "MPI_Finalize rank 0 of MPI_COMM_WORLD writes this JSON file and one PAT trace per call site beside it "
+     "(patcoll-report reads them; docs/guide/profile.md)",
+     S::library},
+    {Var::report_samples, "PATCOLL_REPORT_SAMPLES", T::integer, "1000",
+     "arrival report: calls per call site whose every-rank entry and exit times are kept (the first half of them, "
+     "then evenly spaced calls over the run); 0 keeps statistics only",
+     S::library, 0},
+    {Var::report_flush, "PATCOLL_REPORT_FLUSH", T::seconds, "10",
+     "arrival report: seconds between the partial files PATCOLL_REPORT.rank<R> each rank rewrites (so an aborted "
+     "run keeps what was written); 0: no partial files",
+     S::library},
 };
 static_assert(std::size(kVariables) == kVariableCount, "one table row per Var");
 

@@ -44,6 +44,9 @@ enum class Var : int {
   history_period,     // PATCOLL_HISTORY_PERIOD
   history_quantum,    // PATCOLL_HISTORY_QUANTUM
   history_estimate,   // PATCOLL_HISTORY_ESTIMATE
+  report,             // PATCOLL_REPORT
+  report_samples,     // PATCOLL_REPORT_SAMPLES
+  report_flush,       // PATCOLL_REPORT_FLUSH
   count_
 };
 inline constexpr int kVariableCount = static_cast<int>(Var::count_);

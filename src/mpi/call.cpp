@@ -29,6 +29,7 @@
 #include "mpi/executor.hpp"
 #include "mpi/op_check.hpp"
 #include "mpi/registry.hpp"
+#include "mpi/report.hpp"
 
 namespace patcoll::mpi {
 namespace {
@@ -218,6 +219,14 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
   return MPI_SUCCESS;
 }
 
+// Bytes per rank of a call, for the arrival report.
+std::int64_t call_bytes(const NativeCall &c) {
+  if (c.collective == Collective::reduce || c.collective == Collective::allreduce)
+    return report::reduction_bytes(c.sendcount, c.sendtype);
+  return report::movement_bytes(c.collective, c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount,
+                                c.recvtype);
+}
+
 int prepare(const NativeCall &c, const char *algorithm, Run &run) {
   if (c.collective == Collective::reduce || c.collective == Collective::allreduce)
     return prepare_reduction(c.collective, algorithm, c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.root,
@@ -245,7 +254,7 @@ int blocking_call(const NativeCall &call, const char *algorithm, const void *sit
   if (usable && call.comm != MPI_COMM_NULL) {
     int inter = 0;
     if (MPI_Comm_test_inter(call.comm, &inter) == MPI_SUCCESS && !inter &&
-        (context.shim || history_options().enabled)) {
+        (context.shim || history_options().enabled || report::enabled())) {
       if (int rc = comm_state(call.comm, state); rc != MPI_SUCCESS) return rc;
       if ((history = state->history.get())) {
         history->enter(call.collective, site, entry);
@@ -267,11 +276,16 @@ int blocking_call(const NativeCall &call, const char *algorithm, const void *sit
     if (rc == MPI_SUCCESS && run.measured) measure_blocking_call(*run.measured, entry);
   }
   if (history) history->exit();
+  std::string_view served = "native";
+  if (!native && state && rc == MPI_SUCCESS)
+    served = state->last_algorithm[static_cast<std::size_t>(call.collective)];
+  // The arrival report: every blocking call once, whoever served it.
+  if (rc == MPI_SUCCESS && usable && report::enabled())
+    report::record(state ? &state->report : nullptr, call.comm, call.collective, site, call_bytes(call), entry,
+                   MPI_Wtime(), served);
   if (outcome) {
     outcome->state = state;
-    outcome->served = "native";
-    if (!native && state && rc == MPI_SUCCESS)
-      outcome->served = state->last_algorithm[static_cast<std::size_t>(call.collective)];
+    outcome->served = served;
     outcome->declined = std::move(context.declined);
     outcome->configuration = context.configuration_error;
   }

@@ -12,14 +12,14 @@
 
 #include "core/config.hpp"
 #include "core/traits.hpp"
+#include "mpi/clock.hpp"
 
 namespace patcoll::mpi {
 namespace {
 
 namespace config = core::config;
 
-constexpr int kGatherTag = 0, kRelayTag = 1, kPingTag = 2, kPongTag = 3;
-static_assert(kPongTag < kHistoryTags);
+constexpr int kGatherTag = 0, kRelayTag = 1;  // 2 and 3: the clock alignment (mpi/clock.hpp)
 constexpr int kSlots = 8;           // keys per rank in one exchange (the most recently used)
 constexpr std::size_t kMaxSites = 16;  // keys kept per communicator (least recently used dropped)
 constexpr std::uint64_t kKeyMask = (std::uint64_t{1} << 52) - 1;  // exact in a double
@@ -48,76 +48,6 @@ std::uint64_t site_key_uncached(const void *address) {
   hash = fnv1a(&offset, sizeof offset, hash);
   hash &= kKeyMask;
   return hash == 0 ? 1 : hash;
-}
-
-// MPI_Wtime minus the steady clock on this process (the back-to-back pair
-// with the shortest bracket of 5).
-double wtime_minus_steady() {
-  double best = std::numeric_limits<double>::infinity(), delta = 0;
-  for (int k = 0; k < 5; ++k) {
-    const double before = MPI_Wtime();
-    const double steady =
-        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-    const double after = MPI_Wtime();
-    if (after - before < best) best = after - before, delta = 0.5 * (before + after) - steady;
-  }
-  return delta;
-}
-
-// What this rank adds to its MPI_Wtime to read rank 0's (collective over
-// comm). 0 when MPI says its clock is global (SimGrid's simulated clock
-// among them). When every rank shares a node, MPI_Wtime may still start
-// anew in each process (Open MPI's does), so each rank relates it to the
-// node's one steady clock and takes rank 0's relation: exact. Otherwise
-// the classic ping-pong estimate, the sample with the shortest round trip
-// of 8.
-double clock_offset(MPI_Comm comm, int rank, int size) {
-#ifdef SMPI_H
-  (void)comm, (void)rank, (void)size;
-  return 0;
-#else
-  int *global = nullptr, found = 0;
-  if (PMPI_Comm_get_attr(comm, MPI_WTIME_IS_GLOBAL, &global, &found) == MPI_SUCCESS && found && global && *global)
-    return 0;
-  MPI_Comm node = MPI_COMM_NULL;
-  int node_size = 0;
-  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    PMPI_Comm_size(node, &node_size);
-    PMPI_Comm_free(&node);
-  }
-  int local = node_size == size ? 1 : 0, all_local = 0;
-  PMPI_Allreduce(&local, &all_local, 1, MPI_INT, MPI_MIN, comm);
-  if (all_local) {
-    const double mine = wtime_minus_steady();
-    double root = mine;
-    PMPI_Bcast(&root, 1, MPI_DOUBLE, 0, comm);
-    return root - mine;
-  }
-  constexpr int kRounds = 8;
-  double offset = 0;
-  if (rank == 0) {
-    for (int peer = 1; peer < size; ++peer)
-      for (int k = 0; k < kRounds; ++k) {
-        double t = 0;
-        PMPI_Recv(&t, 1, MPI_DOUBLE, peer, kPingTag, comm, MPI_STATUS_IGNORE);
-        t = MPI_Wtime();
-        PMPI_Send(&t, 1, MPI_DOUBLE, peer, kPongTag, comm);
-      }
-  } else {
-    double best = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < kRounds; ++k) {
-      double t0 = MPI_Wtime(), root_time = 0;
-      PMPI_Send(&t0, 1, MPI_DOUBLE, 0, kPingTag, comm);
-      PMPI_Recv(&root_time, 1, MPI_DOUBLE, 0, kPongTag, comm, MPI_STATUS_IGNORE);
-      const double t1 = MPI_Wtime();
-      if (t1 - t0 < best) {
-        best = t1 - t0;
-        offset = root_time - 0.5 * (t0 + t1);
-      }
-    }
-  }
-  return offset;
-#endif
 }
 
 void wait_all(std::vector<MPI_Request> &requests) {
@@ -174,7 +104,7 @@ CallHistory::CallHistory(MPI_Comm comm, int rank, int size, const HistoryOptions
     : comm_(comm), rank_(rank), size_(size), options_(options) {
   options_.window = std::max(1, options_.window);
   options_.period = std::max(1, options_.period);
-  if (options_.entry_clock && size_ > 1) clock_offset_ = clock_offset(comm_, rank_, size_);
+  if (options_.entry_clock && size_ > 1) clock_offset_ = clock::align_to_root(comm_, clock::local_anchor()).offset;
 }
 
 CallHistory::~CallHistory() { finish(); }

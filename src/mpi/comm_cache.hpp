@@ -35,6 +35,10 @@
 
 namespace patcoll::mpi {
 
+namespace report {
+struct CommRecord;
+}
+
 // A built Program with what running it needs: its shape and the
 // workspaces (scratch, staging, requests) of its executions, kept for the
 // next call. One workspace per execution active at the same time (a
@@ -143,6 +147,10 @@ struct CommState {
   std::unique_ptr<CallHistory> history;
   // "'MPI_COMM_WORLD' (8 ranks)": for messages.
   std::string label;
+  // PATCOLL_REPORT: this communicator's record in the arrival report
+  // (report.hpp; owned by the recorder, which keeps it after the
+  // communicator is freed).
+  report::CommRecord *report = nullptr;
   // PATCOLL_VERBOSE: the serving algorithms the shim has named, per collective.
   std::array<std::set<std::string>, core::kCollectiveCount> reported;
 

@@ -43,6 +43,7 @@
 #include "core/traits.hpp"
 #include "mpi/call.hpp"
 #include "mpi/comm_cache.hpp"
+#include "mpi/report.hpp"
 #include "mpi/signature.hpp"
 #include "shim.hpp"
 #include "patcoll.h"
@@ -129,7 +130,8 @@ Config read_config() {
   config.window = static_cast<int>((*settings)[configuration::Var::history_window].integer);
   config.period = static_cast<int>((*settings)[configuration::Var::history_period].integer);
   config.quantum = (*settings)[configuration::Var::history_quantum].number;
-  if (config.verbose > 0 || config.history || !config.problems.empty()) config.active = true;
+  if (config.verbose > 0 || config.history || !config.problems.empty() || mpi::report::enabled())
+    config.active = true;
   return config;
 }
 
@@ -264,12 +266,15 @@ extern "C" {
 int MPI_Init(int *argc, char ***argv) {
   const int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS && config().active) report_startup();
+  // The arrival report: every rank takes part in its gather at MPI_Finalize.
+  if (rc == MPI_SUCCESS) patcoll::mpi::report::prepare();
   return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS && config().active) report_startup();
+  if (rc == MPI_SUCCESS) patcoll::mpi::report::prepare();
   return rc;
 }
 

@@ -214,7 +214,7 @@ def main():
     parser.add_argument("--workdir", default=".")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
-    tool = {name: os.path.join(args.bindir, "patcoll-" + name) for name in ("sim", "sched", "bench", "calibrate", "info")}
+    tool = {name: os.path.join(args.bindir, "patcoll-" + name) for name in ("sim", "sched", "bench", "calibrate", "info", "report")}
 
     for name, path in tool.items():
         if not os.path.exists(path):

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/ir.hpp"
+#include "core/json.hpp"
 #include "mpi/registry.hpp"
 #include "patcoll.h"
 #include "pat_source.hpp"

@@ -1,5 +1,7 @@
 #include "cli.hpp"
 
+#include "core/json.hpp"
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -86,20 +88,7 @@ void die(const std::string &tool, const std::string &message) {
   std::exit(2);
 }
 
-std::string json_string(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + '"';
-}
+std::string json_string(const std::string &text) { return core::json_string(text); }
 
 std::vector<std::string> split(const std::string &text, char separator) {
   std::vector<std::string> parts;

@@ -30,6 +30,7 @@
 #include "mpi/op_check.hpp"
 #include "mpi/registry.hpp"
 #include "mpi/report.hpp"
+#include "mpi/signature.hpp"
 
 namespace patcoll::mpi {
 namespace {
@@ -236,6 +237,18 @@ int prepare(const NativeCall &c, const char *algorithm, Run &run) {
 }
 
 }  // namespace
+
+NativeCall uniform_call(Collective collective, const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
+                        int root, MPI_Comm comm) {
+  switch (collective) {
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind) \
+  case Collective::name:                           \
+    return PATCOLL_UNIFORM_##kind(Collective::name);
+#include "core/collectives.def"
+#undef PATCOLL_COLLECTIVE
+  }
+  return {};
+}
 
 int prepare_call(const NativeCall &c, const char *algorithm, Run &run) {
   const UnmeasuredCall unmeasured;  // non-blocking and persistent starts (handles.cpp)

@@ -33,6 +33,13 @@ struct CallOutcome {
 int blocking_call(const NativeCall &call, const char *algorithm, const void *site, Caller caller,
                   CallOutcome *outcome = nullptr);
 
+// The call of `collective` in which every rank passes `count` elements of
+// `type` (per rank for a scatter or gather) from `send` to `recv`, with
+// `op` and `root` where the collective takes them: a benchmark's or a
+// test's call of any collective (buffer sizes: core::traits(c).elements).
+NativeCall uniform_call(core::Collective collective, const void *send, void *recv, int count, MPI_Datatype type,
+                        MPI_Op op, int root, MPI_Comm comm);
+
 // A non-blocking or persistent start: the checks, the selection and the
 // Program of the call into `run`, which the handle runs (not measured for
 // `auto`'s feedback, no history entry).

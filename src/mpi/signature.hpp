@@ -10,6 +10,11 @@
 
 #include "handle.hpp"
 
+// PATCOLL_UNIFORM_<kind>(c): the call of collective c where every rank
+// passes `count` elements of `type` (per rank for a movement) from `send`
+// to `recv`, with `op` and `root` where the kind has them (the benchmark's
+// and the tests' generic call: mpi::uniform_call).
+
 // MPI_Reduce's.
 #define PATCOLL_PARAMS_rooted_reduction \
   const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm
@@ -17,6 +22,8 @@
   ::patcoll::mpi::NativeCall {                                                                        \
     c, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, root, comm                        \
   }
+#define PATCOLL_UNIFORM_rooted_reduction(c) \
+  ::patcoll::mpi::NativeCall { c, send, recv, count, 0, type, MPI_DATATYPE_NULL, op, root, comm }
 #define PATCOLL_PMPI_ARGS_rooted_reduction(n) n.sendbuf, n.recvbuf, n.sendcount, n.sendtype, n.op, n.root, n.comm
 
 // MPI_Allreduce's.
@@ -26,6 +33,8 @@
   ::patcoll::mpi::NativeCall {                                                                        \
     c, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, 0, comm                           \
   }
+#define PATCOLL_UNIFORM_reduction(c) \
+  ::patcoll::mpi::NativeCall { c, send, recv, count, 0, type, MPI_DATATYPE_NULL, op, 0, comm }
 #define PATCOLL_PMPI_ARGS_reduction(n) n.sendbuf, n.recvbuf, n.sendcount, n.sendtype, n.op, n.comm
 
 // MPI_Scatter's and MPI_Gather's.
@@ -36,5 +45,7 @@
   ::patcoll::mpi::NativeCall {                                                                        \
     c, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm            \
   }
+#define PATCOLL_UNIFORM_rooted_movement(c) \
+  ::patcoll::mpi::NativeCall { c, send, recv, count, count, type, type, MPI_OP_NULL, root, comm }
 #define PATCOLL_PMPI_ARGS_rooted_movement(n) \
   n.sendbuf, n.sendcount, n.sendtype, n.recvbuf, n.recvcount, n.recvtype, n.root, n.comm

@@ -30,6 +30,7 @@
 #include "core/ir.hpp"
 #include "core/json.hpp"
 #include "mpi/registry.hpp"
+#include "mpi/call.hpp"
 #include "patcoll.h"
 #include "pat_source.hpp"
 #include "bound.hpp"
@@ -321,17 +322,13 @@ bool same(const Type &t, const unsigned char *got, const unsigned char *want, st
   return same_typed(reinterpret_cast<const float *>(got), reinterpret_cast<const float *>(want), n);
 }
 
+// Any collective by algorithm name: every rank passes `count` elements
+// (per rank for scatter/gather), through the C API's one call path.
 int run_collective(Collective c, const std::string &algorithm, const void *send, void *recv, int count,
                    const Type &t, MPI_Op op, int root) {
-  switch (c) {
-    case Collective::reduce: return PAT_Reduce_with(algorithm.c_str(), send, recv, count, t.mpi, op, root, MPI_COMM_WORLD);
-    case Collective::allreduce: return PAT_Allreduce_with(algorithm.c_str(), send, recv, count, t.mpi, op, MPI_COMM_WORLD);
-    case Collective::scatter:
-      return PAT_Scatter_with(algorithm.c_str(), send, count, t.mpi, recv, count, t.mpi, root, MPI_COMM_WORLD);
-    case Collective::gather:
-      return PAT_Gather_with(algorithm.c_str(), send, count, t.mpi, recv, count, t.mpi, root, MPI_COMM_WORLD);
-  }
-  return MPI_ERR_ARG;
+  return patcoll::mpi::blocking_call(
+      patcoll::mpi::uniform_call(c, send, recv, count, t.mpi, op, root, MPI_COMM_WORLD), algorithm.c_str(),
+      __builtin_return_address(0), patcoll::mpi::Caller::api);
 }
 
 // ---- time -----------------------------------------------------------------
@@ -635,14 +632,23 @@ int main(int argc, char **argv) {
 
     for (long long count64 : options.counts) {
       const int count = static_cast<int>(count64);
-      const bool movement = c == Collective::scatter || c == Collective::gather;
-      const std::size_t elements = static_cast<std::size_t>(count) * (movement ? static_cast<std::size_t>(procs) : 1);
-      const std::size_t bytes_whole = elements * static_cast<std::size_t>(type.size);
-      Bytes send(c == Collective::gather ? static_cast<std::size_t>(count) * type.size : bytes_whole);
-      Bytes recv(std::max<std::size_t>(bytes_whole, 1)), expected(recv.size());
+      // Buffer sizes from the collective's traits row (every rank sized as
+      // the root: any rank may be the root).
+      const patcoll::core::CollectiveTraits &traits = patcoll::core::traits(c);
+      const bool is_root = rank == options.root;
+      auto elements_of = [&](patcoll::core::Buffer buffer, bool root_side) {
+        return static_cast<std::size_t>(traits.elements(buffer, root_side, count, procs));
+      };
+      const std::size_t send_elements = std::max(elements_of(patcoll::core::Buffer::send, true),
+                                                 elements_of(patcoll::core::Buffer::send, false));
+      const std::size_t recv_elements = std::max(elements_of(patcoll::core::Buffer::recv, true),
+                                                 elements_of(patcoll::core::Buffer::recv, false));
+      Bytes send(std::max<std::size_t>(send_elements * static_cast<std::size_t>(type.size), 1));
+      Bytes recv(std::max<std::size_t>(recv_elements * static_cast<std::size_t>(type.size), 1)), expected(recv.size());
       fill(type, send, rank, product);
-      const bool has_result = c == Collective::allreduce || c == Collective::scatter || rank == options.root;
-      const std::size_t result_elements = c == Collective::scatter || !movement ? static_cast<std::size_t>(count) : elements;
+      const bool has_result = traits.result_at == patcoll::core::Ranks::every || is_root;
+      const std::size_t result_elements = elements_of(patcoll::core::Buffer::recv, is_root);
+      const std::size_t bytes_whole = std::max(send_elements, recv_elements) * static_cast<std::size_t>(type.size);
 
       // Reference result (unless --no-check: at P = 1024 under SMPI native
       // is the slowest run) and probe: every algorithm once, untimed. An

@@ -41,7 +41,8 @@ PatternState Selector::pattern_state(const std::string &pattern) const {
   return slot ? slot->feedback.state : PatternState::trusting_model;
 }
 
-const Prediction *Selector::choose(const CachedPattern &slot, Shape &shape, std::vector<Prediction> &ranked) const {
+const Prediction *Selector::choose(const CachedPattern &slot, Shape &shape, std::vector<Prediction> &ranked,
+                                   bool classic) const {
   // The model's error of an algorithm on this shape (NaN: fewer than
   // feedback_samples measured).
   auto error_of = [&](std::string_view name) { return shape.feedback.error_of(name, options_.feedback_samples); };
@@ -50,10 +51,13 @@ const Prediction *Selector::choose(const CachedPattern &slot, Shape &shape, std:
   // algorithms other than native are never chosen: native stands for
   // them; neither are the ones this pattern's measurements dropped.
   const bool conservative = options_.feedback && shape.feedback.losing();
+  // What may run instead of native: PAP-aware algorithms with a pattern,
+  // classic ones on a balanced pattern.
+  auto candidate = [&](const Prediction &p) { return classic ? !p.pap_aware && p.name != native_name : p.pap_aware; };
   auto usable = [&](const Prediction &p) {
     if (slot.feedback.dropped.count(p.name)) return false;
     if (p.name == native_name) return true;
-    return p.pap_aware && !(conservative && std::isnan(error_of(p.name)));
+    return candidate(p) && !(conservative && std::isnan(error_of(p.name)));
   };
   // With feedback, each prediction is corrected by the model's measured
   // error for that algorithm on this shape (once native's is measured).
@@ -79,7 +83,7 @@ const Prediction *Selector::choose(const CachedPattern &slot, Shape &shape, std:
   // A PAP-aware incumbent already measured on this pattern is judged by
   // its own measurements against native's (the feedback), not by the
   // shape's corrected predictions: those are for patterns not measured.
-  const bool judged_here = options_.feedback && incumbent && incumbent->pap_aware && usable(*incumbent) &&
+  const bool judged_here = options_.feedback && incumbent && candidate(*incumbent) && usable(*incumbent) &&
                            slot.feedback.tails.count(std::string(incumbent->name)) > 0;
   const Prediction *chosen = incumbent;
   if (!incumbent || (!judged_here && best && after_last(best) < after_last(incumbent) * (1.0 - options_.hysteresis)))
@@ -88,12 +92,63 @@ const Prediction *Selector::choose(const CachedPattern &slot, Shape &shape, std:
   return chosen;
 }
 
+void Selector::run_or_probe(Shape &shape, CachedPattern &slot, std::string_view chosen, bool measured,
+                            Selection &selection) {
+  const FeedbackOutcome outcome =
+      transition(rules(), &shape.feedback, &slot.feedback,
+                 {.kind = FeedbackEvent::Kind::call_selected, .algorithm = chosen, .measured = measured});
+  if (outcome.probe) {
+    selection.name = native_name;
+    selection.probe = true;
+  }
+}
+
+void Selector::select_balanced(const Params &params, const std::string &shape_name, bool measured,
+                               Selection &selection) {
+  selection.name = native_name;
+  // The model alone does not rank balanced algorithms against the MPI
+  // library's, tuned on the machine: a classic one runs only while
+  // measurements confirm it.
+  if (!options_.feedback) return;
+  // The balanced pattern of a shape has its own record (clock, model
+  // error, losses): native's error with equal arrivals says nothing about
+  // its error under imbalance.
+  const std::string balanced_shape = shape_name + " =";
+  Shape &shape = shapes_[balanced_shape];
+  if (shape.name.empty()) shape.name = std::string(native_name);
+  const FeedbackRules rules = this->rules();
+  if (measured) transition(rules, &shape.feedback, nullptr, {.kind = FeedbackEvent::Kind::shape_call});
+  Params flat = params;
+  flat.arrivals.clear();
+  std::string key;
+  CachedPattern *slot = cache_.find(balanced_shape, flat.arrivals, 0, false, {}, key);
+  selection.cache_hit = slot != nullptr;
+  if (!slot) {
+    slot = &cache_.insert(key, balanced_shape, flat, options_.cache_entries, true);
+    transition(rules, &shape.feedback, &slot->feedback, {.kind = FeedbackEvent::Kind::pattern_cached});
+  }
+  selection.simulated = true;
+  selection.predictions = slot->predictions;
+  if (slot->predictions.empty()) return;
+  std::vector<Prediction> ranked;
+  const Prediction *chosen = choose(*slot, shape, ranked, true);
+  shape.name = std::string(chosen->name);
+  selection.name = chosen->name;
+  // Native chosen on its own is neither counted nor measured (no
+  // exchange); a classic choice is, with native's probes, until dropped.
+  if (chosen->name == native_name) return;
+  run_or_probe(shape, *slot, chosen->name, measured, selection);
+  selection.pattern = key;
+}
+
 Selection Selector::select(const Params &params, bool measured) {
   Selection selection;
   const bool has_pattern = !params.arrivals.empty();
-  if (!has_pattern || params.count * params.element_bytes < options_.min_bytes || params.procs < 2) {
-    const Algorithm *classic = classic_choice(params);
-    selection.name = classic ? classic->name : native_name;
+  if (params.count * params.element_bytes < options_.min_bytes || params.procs < 2) {
+    // Small messages: native, unmeasured (SelectOptions::min_bytes).
+    selection.name = native_name;
+  } else if (!has_pattern) {
+    select_balanced(params, shape_key(params), measured, selection);
   } else {
     const std::string shape_name = shape_key(params);
     // The quantum: a fraction of the balanced best-classic prediction.
@@ -110,12 +165,12 @@ Selection Selector::select(const Params &params, bool measured) {
     if (shape.name.empty()) shape.name = std::string(native_name);
     const FeedbackRules rules = this->rules();
     if (flat) {
-      // No imbalance to exploit: the MPI library's own tuning is trusted
-      // over the model's ranking of balanced algorithms; nothing to simulate.
+      // No imbalance to exploit: the balanced pattern's rule (native, or a
+      // classic algorithm while measurements confirm it).
       shape.name = std::string(native_name);
-      selection.name = native_name;
+      select_balanced(params, shape_name, measured, selection);
     } else {
-      if (measured) transition(rules, &shape.feedback, nullptr, {.kind = FeedbackEvent::Kind::imbalanced_call});
+      if (measured) transition(rules, &shape.feedback, nullptr, {.kind = FeedbackEvent::Kind::shape_call});
       const bool may_simulate = !shape.simulated_once || ++shape.calls_since_simulation >= options_.period;
       CachedPattern *slot = cache_.find(shape_name, quantised.arrivals, quantum, options_.feedback,
                                         FamilyReach{options_.family_quanta, options_.family_fraction},
@@ -150,13 +205,7 @@ Selection Selector::select(const Params &params, bool measured) {
         selection.name = chosen->name;
         // The feedback decides whether native runs instead, to be measured
         // (the choice itself, shape.name, is unchanged).
-        const FeedbackOutcome outcome =
-            transition(rules, &shape.feedback, &slot->feedback,
-                       {.kind = FeedbackEvent::Kind::call_selected, .algorithm = chosen->name, .measured = measured});
-        if (outcome.probe) {
-          selection.name = native_name;
-          selection.probe = true;
-        }
+        run_or_probe(shape, *slot, chosen->name, measured, selection);
       }
     }
   }

@@ -42,9 +42,10 @@ struct SelectOptions {
   double hysteresis = 0.05;        // keep the current choice unless the best is this much faster
   double quantum_fraction = 0.05;  // PAT quantum, as a fraction of the balanced prediction
   std::size_t cache_entries = 64;  // quantised vectors remembered per selector
-  // Below this many bytes per rank the pattern is not simulated: with small
-  // messages the work left after the last arrival is a few latencies for
-  // every algorithm, so nothing is won (docs/results/selection.md has the numbers).
+  // Below this many bytes per rank `auto` runs native, unmeasured: with
+  // small messages the work left after the last arrival is a few latencies
+  // for every algorithm, so nothing is won, and the measurement's exchange
+  // would cost as much as the call (docs/results/selection.md has the numbers).
   std::int64_t min_bytes = 16 * 1024;
   // A pattern not in the cache is simulated at most once every `period`
   // calls of the same shape; in between the current choice is kept. A
@@ -87,7 +88,7 @@ struct Selection {
   std::string_view name;               // what `auto` runs: "native" or an algorithm
   std::vector<Prediction> predictions; // fastest first (empty when not simulated)
   std::vector<double> arrivals;        // the quantised PAT vector used
-  bool simulated = false;              // false: the size-and-P rule decided
+  bool simulated = false;              // false: no prediction decided (small message, feedback off when balanced)
   bool changed = false;                // differs from the previous selection
   bool cache_hit = false;
   bool family = false;                 // the hit is a nearby pattern's (its family), not this exact vector
@@ -105,9 +106,10 @@ class Selector {
  public:
   explicit Selector(SelectOptions options = {}) : options_(options) {}
 
-  // `params.arrivals` empty: the size-and-P rule (name of a classic
-  // algorithm, or "native" when none can serve). Otherwise the model's
-  // choice among native and the PAP-aware candidates. `measured` false: a
+  // Below `min_bytes` per rank (or one process): native. A balanced PAT
+  // vector or none: native, or a classic algorithm the model predicts
+  // faster while its measurements confirm it (feedback on). Otherwise the
+  // model's choice among native and the PAP-aware candidates. `measured` false: a
   // call whose time will not be recorded (non-blocking, persistent): it
   // runs the decision the measured calls of its shape and pattern made
   // (drops, losses, model errors), takes no probe and is not counted.
@@ -138,8 +140,16 @@ class Selector {
     ShapeFeedback feedback;
   };
   FeedbackRules rules() const;
-  // The choice among the ranked predictions of a cached pattern.
-  const Prediction *choose(const CachedPattern &slot, Shape &shape, std::vector<Prediction> &ranked) const;
+  // The choice among the ranked predictions of a cached pattern: native
+  // or a PAP-aware algorithm, or with `classic` (a balanced pattern)
+  // native or a classic one.
+  const Prediction *choose(const CachedPattern &slot, Shape &shape, std::vector<Prediction> &ranked,
+                           bool classic = false) const;
+  // A measured call of `slot` choosing `chosen`: the feedback's call_selected;
+  // native instead when it probes.
+  void run_or_probe(Shape &shape, CachedPattern &slot, std::string_view chosen, bool measured, Selection &selection);
+  // A balanced vector or none (docs/results/selection.md, "Balanced").
+  void select_balanced(const Params &params, const std::string &shape_name, bool measured, Selection &selection);
 
   SelectOptions options_;
   std::string last_choice_;  // for Selection::changed

@@ -22,7 +22,7 @@ struct Machine {
   // One measured call of the shape's pattern choosing `choice`: the clock
   // ticks, then the call is selected. True when native runs instead.
   bool call(std::string_view choice = "clairvoyant", bool measured = true) {
-    if (measured) transition(rules, &shape, nullptr, {.kind = Kind::imbalanced_call});
+    if (measured) transition(rules, &shape, nullptr, {.kind = Kind::shape_call});
     return transition(rules, &shape, &pattern, {.kind = Kind::call_selected, .algorithm = choice, .measured = measured})
         .probe;
   }

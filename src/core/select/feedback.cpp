@@ -165,7 +165,7 @@ FeedbackOutcome transition(const FeedbackRules &rules, ShapeFeedback *shape, Pat
   FeedbackOutcome out;
   using Kind = FeedbackEvent::Kind;
   switch (event.kind) {
-    case Kind::imbalanced_call:
+    case Kind::shape_call:
       ++shape->clock;
       break;
     case Kind::pattern_cached:

@@ -41,8 +41,8 @@
 //     trusting         otherwise
 //
 //   events
-//     imbalanced_call         a call of the shape with an imbalanced vector
-//                             (the shape's clock ticks)
+//     shape_call              a measured call of the shape with a pattern to
+//                             judge, deferred ones too (the clock ticks)
 //     pattern_cached          a pattern is simulated and cached (native's
 //                             age counts from here)
 //     call_selected           a measured call of the pattern is about to run
@@ -110,7 +110,7 @@ struct ShapeFeedback {
   // them (how far the model is off on this machine).
   std::unordered_map<std::string, std::deque<Sample>> model_error;
   std::size_t calls = 0, native_runs = 0;  // measured calls of the shape's patterns, of which native
-  std::size_t clock = 0;                   // measured calls with an imbalanced vector (deferred too)
+  std::size_t clock = 0;                   // measured calls with a pattern to judge (deferred too)
   std::size_t loss_until = 0, loss_calls = 0;
   bool losing() const { return state == ShapeState::losing; }
   // The model's error of `name` on the shape: the median of its last
@@ -130,7 +130,7 @@ struct PatternFeedback {
 };
 
 struct FeedbackEvent {
-  enum class Kind { imbalanced_call, pattern_cached, call_selected, native_ran, measured_tail_recorded } kind;
+  enum class Kind { shape_call, pattern_cached, call_selected, native_ran, measured_tail_recorded } kind;
   std::string_view algorithm = {};  // call_selected: the choice; measured_tail_recorded: what ran
   bool measured = true;             // call_selected: false for a call whose time is not recorded
   double tail = 0;                  // measured_tail_recorded: seconds
@@ -143,7 +143,7 @@ struct FeedbackOutcome {
 };
 
 // The one transition function. `pattern` is nullptr for the shape's own
-// events (imbalanced_call); `shape` is nullptr when the shape's record was
+// events (shape_call); `shape` is nullptr when the shape's record was
 // cleared (a measurement then still counts for the pattern).
 FeedbackOutcome transition(const FeedbackRules &, ShapeFeedback *shape, PatternFeedback *pattern,
                            const FeedbackEvent &);

@@ -90,7 +90,7 @@ CachedPattern *PatternCache::find(const std::string &shape, const std::vector<do
 }
 
 CachedPattern &PatternCache::insert(const std::string &key, const std::string &shape, const Params &quantised,
-                                    std::size_t entries) {
+                                    std::size_t entries, bool balanced) {
   ++simulations_;
   while (!lru_.empty() && patterns_.size() >= std::max<std::size_t>(1, entries)) {
     patterns_.erase(lru_.back());
@@ -99,7 +99,7 @@ CachedPattern &PatternCache::insert(const std::string &key, const std::string &s
   lru_.push_front(key);
   CachedPattern &fresh = patterns_[key];
   fresh.position = lru_.begin();
-  fresh.predictions = predict_candidates(quantised);
+  fresh.predictions = balanced ? predict_balanced(quantised) : predict_candidates(quantised);
   fresh.shape = shape;
   fresh.imbalance = imbalance(quantised.arrivals);
   fresh.arrivals = quantised.arrivals;

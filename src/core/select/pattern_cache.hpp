@@ -61,9 +61,11 @@ class PatternCache {
   // the front of the LRU order. nullptr on a miss.
   CachedPattern *find(const std::string &shape, const std::vector<double> &arrivals, double quantum, bool families,
                       const FamilyReach &reach, std::string &key);
-  // Simulates every candidate on `quantised` and caches the ranking under
+  // Simulates every candidate on `quantised` (`balanced`: native and the
+  // classic algorithms, predict_balanced) and caches the ranking under
   // `key`, evicting the least recently used beyond `entries`.
-  CachedPattern &insert(const std::string &key, const std::string &shape, const Params &quantised, std::size_t entries);
+  CachedPattern &insert(const std::string &key, const std::string &shape, const Params &quantised, std::size_t entries,
+                        bool balanced = false);
   CachedPattern *at(const std::string &key);
   const CachedPattern *at(const std::string &key) const;
 

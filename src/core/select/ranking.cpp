@@ -61,6 +61,29 @@ std::vector<Prediction> predict_candidates(const Params &params) {
   return out;
 }
 
+std::vector<Prediction> predict_balanced(const Params &params) {
+  Params flat = params;
+  flat.arrivals.clear();
+  std::vector<Prediction> out;
+  const std::vector<std::string_view> size_rule = classic_candidates(flat);
+  double native = INFINITY;
+  for (const Algorithm &algorithm : algorithms()) {
+    // Classic rows only: a PAP-aware one is a classic one with equal
+    // arrivals at best, and a background row needs the PAT runtime.
+    if (algorithm.collective != flat.collective || (algorithm.restrictions & pap_aware)) continue;
+    if (!unsupported_reason(algorithm, flat).empty()) continue;
+    const SimulateResult result = simulate(algorithm, flat);
+    if (!result.error.empty() || !std::isfinite(result.run_time)) continue;
+    out.push_back({algorithm.name, result.run_time, false});
+    if (std::find(size_rule.begin(), size_rule.end(), algorithm.name) != size_rule.end())
+      native = std::min(native, result.run_time);
+  }
+  if (!std::isfinite(native)) return {};
+  out.insert(out.begin(), Prediction{native_name, native, false});
+  fastest_first(out);
+  return out;
+}
+
 double balanced_prediction(const Params &params) {
   Params flat = params;
   flat.arrivals.clear();

@@ -313,15 +313,18 @@ const Entry *choose_auto(CommState &state, const core::Params &params) {
   const core::Selection selection = selector.select(params, measured);
   const Entry *entry = find_entry(params.collective, selection.name);
   if (!entry) entry = auto_choice(params);
-  if (selection.changed && state.rank == 0 && verbose && !params.arrivals.empty()) say_choice(state, params, selection);
+  if (selection.changed && state.rank == 0 && verbose && (!params.arrivals.empty() || selection.simulated))
+    say_choice(state, params, selection);
   if (feedback && measured && !selection.pattern.empty() && entry->name == selection.name) {
     AutoFeedback::Measured &current = state.feedback.current;
     current.armed = true;
     current.collective = params.collective;
     current.pattern = selection.pattern;
     current.algorithm = entry->name;
+    // No vector (a balanced pattern): every rank is taken to arrive at once.
     const auto latest = std::max_element(params.arrivals.begin(), params.arrivals.end());
-    current.arrival_offset = *latest - params.arrivals[static_cast<std::size_t>(state.rank)];
+    current.arrival_offset =
+        params.arrivals.empty() ? 0.0 : *latest - params.arrivals[static_cast<std::size_t>(state.rank)];
     current.tail_counts = params.collective != core::Collective::reduce || params.root == state.rank;
   }
   return entry;

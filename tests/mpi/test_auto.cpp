@@ -1,10 +1,10 @@
 // MPI driver: `auto` with an arrival pattern (docs/results/selection.md), through
 // the public API only. Every rank must choose the same algorithm (checked by
 // comparing the choices of all ranks), results equal native's, and the
-// choice follows the pattern: no vector -> the size rule; a balanced vector
-// -> native; one rank late by far more than the collective -> a PAP-aware
-// algorithm; never a commutative-only algorithm for a non-commutative op;
-// small messages -> the size rule.
+// choice follows the pattern: no vector or a balanced one -> native or a
+// classic algorithm predicted faster; one rank late by far more than the
+// collective -> a PAP-aware algorithm; never a commutative-only algorithm
+// for a non-commutative op; small messages -> native.
 #include <mpi.h>
 
 #include <cstring>
@@ -49,15 +49,18 @@ void run(patcoll::test::Suite &suite, MPI_Comm comm) {
     return chosen;
   };
 
-  // No PAT vector: the size rule.
+  // No PAT vector: native, or a classic algorithm the model predicts
+  // faster (then measured against native: tests/mpi/test_feedback.cpp).
   PAT_Set_arrivals(comm, nullptr);
-  suite.check(allreduce("no PATs") == "rabenseifner", "no PATs: the size rule's rabenseifner" + where);
+  const std::string unpatterned = allreduce("no PATs");
+  suite.check(!pap_aware(unpatterned), "no PATs: native or a classic algorithm (" + unpatterned + ")" + where);
 
   if (size < 2) return;
-  // Balanced vector: native, whatever the model thinks of balanced algorithms.
+  // Balanced vector: as without one.
   std::vector<double> pats(static_cast<std::size_t>(size), 0.0);
   PAT_Set_arrivals(comm, pats.data());
-  suite.check(allreduce("balanced") == "native", "balanced PATs: native" + where);
+  const std::string balanced = allreduce("balanced");
+  suite.check(!pap_aware(balanced), "balanced PATs: native or a classic algorithm (" + balanced + ")" + where);
 
   // One rank late by 1 s (hundreds of times the modelled collective): with
   // P >= 4 the model predicts the Clairvoyant allreduce faster after the
@@ -72,7 +75,8 @@ void run(patcoll::test::Suite &suite, MPI_Comm comm) {
   // Back to balanced: native again.
   std::fill(pats.begin(), pats.end(), 0.0);
   PAT_Set_arrivals(comm, pats.data());
-  suite.check(allreduce("balanced again") == "native", "balanced again: native" + where);
+  const std::string again = allreduce("balanced again");
+  suite.check(!pap_aware(again), "balanced again: native or a classic algorithm (" + again + ")" + where);
 
   // Changing patterns, 12 calls: every rank agrees every time (checked in allreduce()).
   for (int k = 0; k < 12; ++k) {
@@ -115,13 +119,13 @@ void run(patcoll::test::Suite &suite, MPI_Comm comm) {
     MPI_Op_free(&op);
   }
 
-  // Small messages: the size rule even with a late rank.
+  // Small messages: native, unmeasured, even with a late rank.
   {
     std::vector<float> small_got(16), small_want(16);
     PMPI_Allreduce(send.data(), small_want.data(), 16, MPI_FLOAT, MPI_SUM, comm);
     PAT_Allreduce(send.data(), small_got.data(), 16, MPI_FLOAT, MPI_SUM, comm);
-    suite.check(small_got == small_want && patcoll::test::last_algorithm(comm, "allreduce") == "recursive_doubling",
-                "small message with a late rank: the size rule (" + patcoll::test::last_algorithm(comm, "allreduce") + ")" + where);
+    suite.check(small_got == small_want && patcoll::test::last_algorithm(comm, "allreduce") == "native",
+                "small message with a late rank: native (" + patcoll::test::last_algorithm(comm, "allreduce") + ")" + where);
   }
   PAT_Set_arrivals(comm, nullptr);
 }

@@ -8,6 +8,8 @@
 //    every rank drops it at the same call;
 //  - a choice measured faster than native is kept; native runs on exactly
 //    `feedback_samples` calls of the pattern to measure it;
+//  - without a PAT vector, a classic algorithm the model predicts faster
+//    than native is measured alike: dropped when slower, kept when faster;
 //  - with PATCOLL_AUTO_FEEDBACK=0 nothing is probed or dropped;
 //  - non-blocking calls between the blocking ones run the blocking calls'
 //    decision: never a probe, the probes of the blocking calls unmoved,
@@ -33,6 +35,7 @@ using patcoll::core::Collective;
 
 enum class Measured { clock, pap_slower, one_rank_says_slower, non_root_says_slower, pap_faster };
 Measured g_measured = Measured::clock;
+bool g_balanced = false;  // run_calls without a PAT vector
 
 // The rank whose tail alone says "slower" in one_rank_says_slower: the
 // root for reduce (only the root's tail counts there: a reduce is done
@@ -90,7 +93,7 @@ std::vector<std::string> run_calls(patcoll::test::Suite &suite, MPI_Comm parent,
     if (p.name == patcoll::core::native_name) balanced = p.seconds;
   std::vector<double> pats(static_cast<std::size_t>(size), 0.0);
   pats[static_cast<std::size_t>(size - 1)] = balanced;
-  PAT_Set_arrivals(comm, pats.data());
+  PAT_Set_arrivals(comm, g_balanced ? nullptr : pats.data());
   const char *name = collective == Collective::allreduce ? "allreduce" : "reduce";
   const std::string where = " (" + what + ", P=" + std::to_string(size) + ")";
   std::vector<std::string> chosen;
@@ -207,6 +210,32 @@ void run(patcoll::test::Suite &suite, MPI_Comm parent) {
       suite.check(!late, coll + ": after the blocking calls drop " + choice + ", non-blocking calls run native too (" +
                              joined(unmeasured) + ")");
     }
+
+    // No PAT vector: a classic algorithm the model predicts faster than
+    // native is measured as a PAP-aware choice is: dropped when slower
+    // (by call 7), kept when faster with native probed on calls 1, 3, 5;
+    // native throughout where the model predicts none faster.
+    g_balanced = true;
+    for (Measured measured : {Measured::pap_slower, Measured::pap_faster}) {
+      g_measured = measured;
+      const std::string what = measured == Measured::pap_slower ? "no PATs, measured slower" : "no PATs, measured faster";
+      const std::vector<std::string> names = run_calls(suite, parent, collective, calls, what);
+      const std::string first = names.front();
+      if (first == "native") {
+        suite.check(joined(names) == joined(std::vector<std::string>(calls, "native")),
+                    coll + ": " + what + ": native throughout (" + joined(names) + ")");
+        continue;
+      }
+      suite.check(!pap_aware(first), coll + ": " + what + ": a classic algorithm (" + first + ")");
+      std::vector<std::string> want(calls, first);
+      want[1] = want[3] = want[5] = "native";
+      if (measured == Measured::pap_slower)
+        for (int k = 6; k < calls; ++k) want[static_cast<std::size_t>(k)] = "native";
+      suite.check(names == want, coll + ": " + what + ": " + first +
+                                     (measured == Measured::pap_slower ? " dropped at call 6" : " kept") +
+                                     ", native probed on calls 1, 3, 5 (" + joined(names) + ")");
+    }
+    g_balanced = false;
 
     // Feedback off: the model alone, the same algorithm every call.
     g_measured = Measured::pap_slower;

@@ -61,9 +61,10 @@ const Variable kVariables[] = {
      "algorithm serves each collective and why; 2 adds the history statistics per communicator",
      S::library, 0},
     {Var::auto_feedback, "PATCOLL_AUTO_FEEDBACK", T::flag, "1",
-     "1: `auto` measures each blocking call's time after the last arrival and drops a PAP-aware choice whose "
-     "measured time exceeds native's by more than 5 % for that arrival pattern (native is run on a few calls of "
-     "each pattern to measure it; docs/adaptive.md); 0: the model's prediction alone decides",
+     "1: `auto` measures each blocking call's time after the last arrival and drops a choice other than native "
+     "whose measured time exceeds native's by more than 5 % for that arrival pattern (native is run on a few "
+     "calls of each pattern to measure it; docs/results/adaptive.md); 0: the model's prediction alone decides "
+     "and balanced calls stay native",
      S::library},
     {Var::history_window, "PATCOLL_HISTORY_WINDOW", T::integer, "5",
      "history PAT source: calls in the moving average", S::library, 1},

@@ -3,7 +3,7 @@
 // laid out by round rather than rank by rank.
 //
 // Why: at P = 10^5 the simulator's cost is memory latency, not arithmetic
-// (docs/builders.md, "The simulator at P = 100 000"). Its event loop visits
+// (docs/results/builders.md, "The simulator at P = 100 000"). Its event loop visits
 // ranks in time order, i.e. at random; with the ops stored rank by rank
 // every step it reads is a cache and TLB miss somewhere in hundreds of MB.
 // Laid out by round (Step::round where the algorithm has rounds, else the

@@ -106,7 +106,7 @@ struct Program {
   // executor then posts MPI_Issend, so a small message sent eagerly cannot
   // let the sender run ahead and share its link with its next send.
   // Schedule generators (Clairvoyant, greedy) set it: their rounds are
-  // planned per port (docs/reproductions.md, the [PO] Fig. 10 1 ms case).
+  // planned per port (docs/results/reproductions.md, the [PO] Fig. 10 1 ms case).
   bool synchronous_sends = false;
   friend bool operator==(const Program &, const Program &) = default;
 };

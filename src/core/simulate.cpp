@@ -14,7 +14,7 @@
 //
 // At P = 10^5 the cost is memory latency, not arithmetic: the event loop
 // visits ranks in time order, i.e. at random, so the data structures are
-// laid out for one cache miss per visit where possible (docs/builders.md,
+// laid out for one cache miss per visit where possible (docs/results/builders.md,
 // "The simulator at P = 100 000"): the Programs flattened into one array
 // of 32-byte ops laid out by round (flat.hpp), a 64-byte rank state, a
 // 4-ary heap of 32-byte events for starts and FIFO lanes per message size

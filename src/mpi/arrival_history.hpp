@@ -7,7 +7,7 @@
 // quantised so that a steady pattern gives the same vector call after call
 // and the schedule cache keeps hitting). The estimation itself is core's
 // PAT module (core/pat.hpp), shared with the PAT runtime; the exchange
-// that shares the predictions lives in preload.cpp; docs/preload.md
+// that shares the predictions lives in preload.cpp; docs/results/preload.md
 // explains the design.
 #pragma once
 

@@ -96,7 +96,7 @@ struct ArrivalsMailbox {
 };
 
 // `auto`'s measured feedback on one communicator (dispatch.hpp,
-// docs/adaptive.md): the blocking call being measured and the exchanges of
+// docs/results/adaptive.md): the blocking call being measured and the exchanges of
 // earlier calls' measurements still in flight.
 struct AutoFeedback {
   std::uint64_t calls = 0;  // auto calls on the communicator so far (agreed: counted alike on every rank)
@@ -133,7 +133,7 @@ struct CommState {
   ProgramCache programs;
   // The process-wide schedule inputs (PATCOLL_MODEL, PAT_Set_cost_model
   // with MPI_COMM_NULL, PATCOLL_SEGMENTS/_BYTES) were found equal on every
-  // rank at the first collective on this communicator (docs/agreement.md).
+  // rank at the first collective on this communicator (docs/results/agreement.md).
   bool process_inputs_agreed = false;
   std::shared_ptr<ArrivalsMailbox> mailbox = std::make_shared<ArrivalsMailbox>();  // shared with the runtime
   // `auto` with a PAT vector (core/select.hpp): per collective, its cache

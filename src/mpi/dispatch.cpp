@@ -283,7 +283,7 @@ void measure_blocking_call(CommState &state, double entry_time) {
   // over every rank's would also take in ranks that wait inside the
   // schedule, whose own lag the PATs may have got wrong (history PATs
   // under random delays) by an amount that depends on the algorithm, so
-  // it misjudged PAP-aware reduces (docs/adaptive.md, "Re-run"). The
+  // it misjudged PAP-aware reduces (docs/results/adaptive.md, "Re-run"). The
   // root's own error is the same whatever the algorithm.
   exchange.mine[0] = current.tail_counts ? tail : -std::numeric_limits<double>::max();
   exchange.mine[1] = -elapsed;
@@ -383,7 +383,7 @@ namespace {
 
 // The key's fields as raw bytes (length-prefixed where variable): equality is
 // all the cache needs, and formatting the doubles as text took a tenth of a
-// small collective's time (docs/executor.md).
+// small collective's time (docs/results/executor.md).
 template <class T>
 void append_raw(std::string &key, const T &value) {
   key.append(reinterpret_cast<const char *>(&value), sizeof value);

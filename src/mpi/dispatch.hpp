@@ -53,7 +53,7 @@ struct CallShape {
 // malformed PATCOLL_SEGMENTS, PATCOLL_SEGMENT_BYTES or
 // PATCOLL_CLAIRVOYANT_JOIN is MPI_ERR_ARG (check_schedule_configuration);
 // at the first call on a communicator these process-wide inputs are checked
-// to be the same on every rank (one allreduce, docs/agreement.md).
+// to be the same on every rank (one allreduce, docs/results/agreement.md).
 int call_params(CommState &state, const CallShape &call, core::Params &out);
 // The same from parts (the runtime's background collectives, whose PATs
 // come from the exchange and whose cost model is taken in the main thread;
@@ -76,11 +76,11 @@ int select(CommState &state, core::Collective, const char *explicit_name, const 
 
 // `auto` for a call: without a PAT vector the size-and-P rule
 // (core::classic_choice); with one, the communicator's core::Selector
-// (prediction on the PAT vector, cache, hysteresis; docs/selection.md,
-// docs/adaptive.md). PATCOLL_VERBOSE=1: rank 0 says every change.
+// (prediction on the PAT vector, cache, hysteresis; docs/results/selection.md,
+// docs/results/adaptive.md). PATCOLL_VERBOSE=1: rank 0 says every change.
 const Entry *choose_auto(CommState &state, const core::Params &params);
 
-// `auto`'s measured feedback (PATCOLL_AUTO_FEEDBACK, docs/adaptive.md).
+// `auto`'s measured feedback (PATCOLL_AUTO_FEEDBACK, docs/results/adaptive.md).
 // A blocking call that `auto` chose on a PAT vector measures itself: this
 // rank's elapsed time (entry -> exit) minus how much later than it the
 // latest rank's PAT says the last rank arrived is its estimate of the time
@@ -133,7 +133,7 @@ class CallScope {
   CallContext *previous_;
 };
 
-// Schedule inputs every rank must agree on (docs/agreement.md). Each rank
+// Schedule inputs every rank must agree on (docs/results/agreement.md). Each rank
 // hashes its value and one PMPI_Allreduce(MAX) over {hash, ~hash, invalid}
 // on patcoll's private duplicate tells every rank the same verdict.
 // `local_error` is this rank's own complaint ("" if its value is valid);

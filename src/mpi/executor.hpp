@@ -21,7 +21,7 @@
 // Overlap is decided on addresses, so MPI_IN_PLACE aliasing is covered.
 //
 // PATCOLL_COMBINE=wait switches combining on arrival off (for measuring
-// what it gains, docs/executor.md): each step then completes its requests
+// what it gains, docs/results/executor.md): each step then completes its requests
 // with one MPI_Waitall / MPI_Testall and applies its combining recvs after
 // it, in op order — the IR's phase 4 as written, the executor before
 // 48d1c3e, what `patcoll-sim --no-overlap` models. `arrival` (the default)

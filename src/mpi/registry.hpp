@@ -32,7 +32,7 @@ std::string list_lines();
 const char *environment_variable(core::Collective);
 
 // The classic algorithm `auto` picks for these parameters (documented in
-// docs/selection.md); never nullptr (falls back to native).
+// docs/results/selection.md); never nullptr (falls back to native).
 const Entry *auto_choice(const core::Params &);
 
 }  // namespace patcoll::mpi

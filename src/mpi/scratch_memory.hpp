@@ -6,7 +6,7 @@
 //                                smpi/auto-shared-malloc-thresh set
 //                                (scripts/smpi.sh --shared-malloc) large
 //                                scratch of all simulated ranks shares one
-//                                physical copy (P = 1024, docs/smpi.md)
+//                                physical copy (P = 1024, docs/results/smpi.md)
 // The memory is uninitialised (executor.hpp says why that is safe).
 #pragma once
 

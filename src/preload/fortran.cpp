@@ -1,4 +1,4 @@
-// Fortran entry points of the shim (docs/preload.md, "Fortran programs").
+// Fortran entry points of the shim (docs/results/preload.md, "Fortran programs").
 //
 // Open MPI 4.1's mpif.h and `use mpi` bindings (libmpi_mpifh) implement
 // mpi_reduce_ & co. by calling PMPI_Reduce directly, and `use mpi_f08`

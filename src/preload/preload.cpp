@@ -16,7 +16,7 @@
 // statistics of the history PAT source at MPI_Finalize (or MPI_Comm_free).
 //
 // PATCOLL_PATS=history learns PATs from the call history (history.hpp;
-// the exchange is described in docs/preload.md): every rank measures its
+// the exchange is described in docs/results/preload.md): every rank measures its
 // offset (exit of the previous intercepted collective on the communicator ->
 // entry of this one), predicts it by a moving average, and every k calls
 // sends the prediction to rank 0 with a non-blocking send on a private

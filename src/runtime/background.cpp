@@ -6,7 +6,7 @@
 // completes it (background.hpp). The Program and its Params come from the same
 // dispatch path as the foreground collectives (mpi/dispatch.hpp): the
 // configuration's segmentation, the communicator's cost model, core's PAT
-// quantisation, and a Program cache per handle. docs/runtime.md.
+// quantisation, and a Program cache per handle. docs/results/runtime.md.
 #include <mpi.h>
 
 #include <cstring>

@@ -6,7 +6,7 @@
 // the values with MPI_Iallgather (polled, so it does not spin a core) and
 // delivers the relative PAT vector to the communicator's ArrivalsMailbox
 // (mpi/comm_cache.hpp), from which the next collective on that
-// communicator takes it. docs/runtime.md describes the API and the model.
+// communicator takes it. docs/results/runtime.md describes the API and the model.
 //
 // The background collectives (PAT_Scatter_init, ...) are background.cpp's;
 // runtime.hpp holds the state both share.

@@ -1,7 +1,7 @@
 // The PAT runtime's shared state (internal): the runtime of PAT_Init
 // (runtime.cpp: background thread, prediction, exchange) and the
 // background collectives it runs at an edge (background.cpp: PAT_*_init,
-// PAT_Start, PAT_Run, PAT_Handle_free). docs/runtime.md describes both.
+// PAT_Start, PAT_Run, PAT_Handle_free). docs/results/runtime.md describes both.
 #pragma once
 
 #include <mpi.h>

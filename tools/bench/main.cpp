@@ -1,7 +1,7 @@
 // patcoll-bench — compares the registered algorithms of a collective with
 // the MPI library's own (`native`) under a chosen arrival pattern, in one
 // run, interleaved per iteration in a rotating order (A B C, B C A, …) so that
-// machine drift and position in the iteration hit every algorithm alike. Definitions follow BENCHMARKS.md and docs/bench.md:
+// machine drift and position in the iteration hit every algorithm alike. Definitions follow BENCHMARKS.md and docs/results/bench.md:
 // every rank delays itself by its arrival time a_i, runs the collective and
 // measures its own elapsed time e_i; the run time is
 // r = max_i(a_i + e_i) − min(a) ([M] Algorithm 2) after a double barrier, or
@@ -275,7 +275,7 @@ void fill_typed(T *data, std::size_t n, int rank, bool product) {
 
 // The data buffers come from malloc: compiled with smpicxx (SimGrid SMPI)
 // that is SMPI's, so scripts/smpi.sh --shared-malloc can back large buffers
-// of all simulated ranks with one physical copy (P = 1024, docs/smpi.md);
+// of all simulated ranks with one physical copy (P = 1024, docs/results/smpi.md);
 // elsewhere it is plain malloc.
 template <class T>
 struct MallocAllocator {

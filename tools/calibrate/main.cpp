@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
   MPI_Bcast(&model.alpha, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Bcast(&model.beta, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Reduce(&gamma, &model.gamma, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  // The library takes only positive values (docs/agreement.md): a slope lost
+  // The library takes only positive values (docs/results/agreement.md): a slope lost
   // in the noise is written as a tiny positive value, and said so.
   if (rank == 0) {
     for (auto [name, value] : {std::pair<const char *, double *>{"beta", &model.beta}, {"gamma", &model.gamma}})

@@ -30,7 +30,7 @@ Program allreduce_prr(const Params &, int rank);
 // prereduced form (presteps among the others, then P−1 exchanges with it).
 bool prr_uses_presteps(const Params &);
 
-// MPI_Allreduce, Clairvoyant (beyond the papers; docs/clairvoyant-allreduce.md).
+// MPI_Allreduce, Clairvoyant (beyond the papers; docs/results/clairvoyant-allreduce.md).
 // The plan: the last `folded` ranks in arrival order are folded into the
 // group of the earlier ones one by one (0: the classic `group_shape` over
 // all ranks in rank order); the group first runs `group_shape` among

@@ -106,7 +106,7 @@ struct FoundTransfer {
 // ranks as it finds them, pays the lists' cache misses here, where they are
 // known ahead: the list headers are prefetched 16 transfers ahead and the
 // lists' ends 8 ahead (at P = 10^5 that halved the Clairvoyant generator's
-// time, docs/builders.md).
+// time, docs/results/builders.md).
 template <class Get>
 void append_transfers(Schedule &schedule, std::size_t count, Get get) {
   std::vector<RankSchedule> &ranks = schedule.ranks;

@@ -1,6 +1,6 @@
 // allreduce/clairvoyant — PAT-driven allreduce that folds late ranks in
 // (beyond the papers; [PO] §7 names a Clairvoyant allreduce as future work;
-// design and worked example in docs/clairvoyant-allreduce.md).
+// design and worked example in docs/results/clairvoyant-allreduce.md).
 //
 // Decided in core from the PAT vector and the cost model (the plan, shared
 // by every rank; one rank's Program is then built alone). Ranks sorted by

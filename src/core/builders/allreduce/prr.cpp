@@ -1,4 +1,4 @@
-// allreduce/prr — prereduced ring ([PA] §4.2; our design, docs/prr.md).
+// allreduce/prr — prereduced ring ([PA] §4.2; our design, docs/results/prr.md).
 //
 // The ring runs over the ranks sorted by predicted arrival, earliest first.
 // When the latest rank L is late by more than about P ring rounds, the
@@ -13,7 +13,7 @@
 // Cost: balanced as ring, 2(P−1)α + 2((P−1)/P)mβ + ((P−1)/P)mγ. One rank
 // late by δ ≥ P rounds: L is busy (P−1)(α + (m/(P−1))(β+γ)) after it
 // arrives, instead of the ring's 2(P−1) rounds.
-// Messages: ring P(2P−2); prereduced (P−1)(2P−2) — see docs/prr.md for why
+// Messages: ring P(2P−2); prereduced (P−1)(2P−2) — see docs/results/prr.md for why
 // [PA]'s "P−1 steps for L" and "P(2P−2) in total" cannot both hold with one
 // block per message. Restrictions: commutative; pap_aware.
 #include "../pap.hpp"

@@ -41,11 +41,8 @@ using core::Collective;
 int common_checks(MPI_Comm comm, CommState *&state, bool &inter) {
   if (!mpi_usable()) return fail(MPI_ERR_OTHER, "MPI is not initialised or already finalised");
   if (comm == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
-  int flag = 0;
-  PATCOLL_MPI_CHECK(MPI_Comm_test_inter(comm, &flag));
-  inter = flag != 0;
+  if (int rc = intra_comm_state(comm, state, inter); rc != MPI_SUCCESS) return rc;
   if (inter) return MPI_SUCCESS;
-  if (int rc = comm_state(comm, state); rc != MPI_SUCCESS) return rc;
   state->mailbox->take(state->arrivals);  // the PAT runtime's newest vector, if any
   return MPI_SUCCESS;
 }
@@ -264,11 +261,10 @@ int blocking_call(const NativeCall &call, const char *algorithm, const void *sit
   const bool native = context.shim && !(algorithm && *algorithm);
   CommState *state = nullptr;
   CallHistory *history = nullptr;
-  if (usable && call.comm != MPI_COMM_NULL) {
-    int inter = 0;
-    if (MPI_Comm_test_inter(call.comm, &inter) == MPI_SUCCESS && !inter &&
-        (context.shim || history_options().enabled || report::enabled())) {
-      if (int rc = comm_state(call.comm, state); rc != MPI_SUCCESS) return rc;
+  if (usable && call.comm != MPI_COMM_NULL && (context.shim || history_options().enabled || report::enabled())) {
+    bool inter = false;
+    if (int rc = intra_comm_state(call.comm, state, inter); rc != MPI_SUCCESS) return rc;
+    if (state) {
       if ((history = state->history.get())) {
         history->enter(call.collective, site, entry);
         context.history_arrivals = &history->arrivals();

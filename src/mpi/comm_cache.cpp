@@ -85,9 +85,19 @@ std::mutex g_mutex;
 int g_keyval = MPI_KEYVAL_INVALID;
 bool g_finalize_hook = false;
 std::set<CommState *> g_states;  // live states, for the finalize sweep
+// Bumped whenever a state goes: a thread's cached (communicator, state)
+// pair of an older generation is not trusted (the handle may be reused).
+std::atomic<std::uint64_t> g_generation{1};
+struct LastState {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CommState *state = nullptr;
+  std::uint64_t generation = 0;
+};
+thread_local LastState t_last;
 
 void destroy(CommState *state) {
   if (g_states.erase(state) == 0) return;  // already swept at finalize
+  g_generation.fetch_add(1);
   // `auto`'s measurement exchanges still in flight: every rank started the
   // same ones and frees the communicator (or finalizes) too, so they complete.
   for (AutoFeedback::Exchange &exchange : state->feedback.in_flight)
@@ -156,6 +166,11 @@ std::size_t schedule_cache_capacity() {
 }
 
 int comm_state(MPI_Comm comm, CommState *&out) {
+  if (t_last.state && t_last.comm == comm && t_last.generation == g_generation.load(std::memory_order_acquire)) {
+    out = t_last.state;  // the thread's last communicator again: no lock, no attribute lookup
+    return MPI_SUCCESS;
+  }
+  const std::uint64_t generation = g_generation.load(std::memory_order_acquire);
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     PATCOLL_MPI_CHECK(ensure_keyvals());
@@ -164,6 +179,7 @@ int comm_state(MPI_Comm comm, CommState *&out) {
     PATCOLL_MPI_CHECK(MPI_Comm_get_attr(comm, g_keyval, &attribute, &found));
     if (found) {
       out = static_cast<CommState *>(attribute);
+      t_last = {comm, out, generation};
       return MPI_SUCCESS;
     }
   }
@@ -207,7 +223,21 @@ int comm_state(MPI_Comm comm, CommState *&out) {
   }
   g_states.insert(state);
   out = state;
+  t_last = {comm, out, generation};
   return MPI_SUCCESS;
+}
+
+int intra_comm_state(MPI_Comm comm, CommState *&out, bool &inter) {
+  out = nullptr;
+  inter = false;
+  if (t_last.state && t_last.comm == comm && t_last.generation == g_generation.load(std::memory_order_acquire)) {
+    out = t_last.state;  // states exist for intracommunicators only
+    return MPI_SUCCESS;
+  }
+  int flag = 0;
+  PATCOLL_MPI_CHECK(MPI_Comm_test_inter(comm, &flag));
+  inter = flag != 0;
+  return inter ? MPI_SUCCESS : comm_state(comm, out);
 }
 
 ProcessDefaults &process_defaults() {

@@ -166,8 +166,12 @@ struct CommState {
 std::size_t schedule_cache_capacity();
 
 // The state of `comm`, created on first use (collective over `comm` only
-// the first time: MPI_Comm_dup).
+// the first time: MPI_Comm_dup). A thread's last communicator is found
+// again without a lock or an attribute lookup.
 int comm_state(MPI_Comm comm, CommState *&out);
+// The state of an intracommunicator (`inter` false), or `inter` true and
+// no state: one test of the communicator per thread's last one.
+int intra_comm_state(MPI_Comm comm, CommState *&out, bool &inter);
 // The state of `comm` if patcoll has served it before, else nullptr (local:
 // never creates one).
 int existing_comm_state(MPI_Comm comm, CommState *&out);

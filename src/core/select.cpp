@@ -40,8 +40,11 @@ std::vector<Prediction> predict_candidates(const Params &params) {
   for (std::string_view name : classic_candidates(params))
     if (const Algorithm *algorithm = find_algorithm(params.collective, name)) consider(*algorithm, false);
   if (std::isfinite(best_classic)) out.insert(out.begin(), Prediction{native_name, best_classic, false});
+  // A background row is its base in the foreground: predicted once, as the base.
   for (const Algorithm &algorithm : algorithms())
-    if (algorithm.collective == params.collective && (algorithm.restrictions & pap_aware)) consider(algorithm, true);
+    if (algorithm.collective == params.collective && (algorithm.capabilities & pap_aware) &&
+        !(algorithm.capabilities & background))
+      consider(algorithm, true);
   std::stable_sort(out.begin(), out.end(),
                    [](const Prediction &a, const Prediction &b) { return a.seconds < b.seconds; });
   return out;
@@ -296,7 +299,7 @@ Selection Selector::select(const Params &params, bool measured) {
         const Algorithm *kept = find_algorithm(params.collective, current.name);
         selection.name = kept ? kept->name : native_name;
         // A shape that lost recently runs native on a pattern nobody judged.
-        if (options_.feedback && current.losing() && kept && (kept->restrictions & pap_aware))
+        if (options_.feedback && current.losing() && kept && (kept->capabilities & pap_aware))
           selection.name = native_name;
       } else if (slot->predictions.empty()) {
         selection.simulated = true;

@@ -376,7 +376,8 @@ int run(int argc, char **argv) {
   if (list) {
     for (const Algorithm &a : algorithms())
       std::cout << to_string(a.collective) << ' ' << a.name << " [" << restrictions_to_string(a.restrictions)
-                << "] " << a.description << '\n';
+                << "] [" << capabilities_to_string(a.capabilities) << "] [" << aliases_to_string(a) << "] "
+                << a.description << '\n';
     return 0;
   }
 
@@ -510,7 +511,7 @@ int run(int argc, char **argv) {
                   const auto time_now = [] { return std::chrono::steady_clock::now(); };
                   const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
                   const std::string reason = unsupported_reason(*algorithm, params);
-                  const bool pap_aware = (algorithm->restrictions & Restriction::pap_aware) != 0;
+                  const bool pap_aware = (algorithm->capabilities & Capability::pap_aware);
                   std::optional<FlatPrograms> shared;
                   double shared_build_seconds = 0;
                   if (reason.empty() && !pap_aware) {

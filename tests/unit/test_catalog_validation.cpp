@@ -54,7 +54,7 @@ TEST_P(CatalogValidation, EveryCaseOfTheMatrixIsProvedCorrect) {
       for (std::int64_t count : counts_for(procs)) {
         for (bool commutative : {true, false}) {
           for (bool with_pats : {false, true}) {
-            if (with_pats && !(algorithm.restrictions & pap_aware)) continue;
+            if (with_pats && !(algorithm.capabilities & pap_aware)) continue;
             Params params;
             params.collective = algorithm.collective;
             params.procs = procs;

@@ -48,7 +48,7 @@ TEST(Select, WithoutPatternTheSizeRuleDecides) {
   Params small = call(Collective::reduce, 8, 4);
   EXPECT_EQ(selector.select(small).name, "binomial");
   Params scatter = call(Collective::scatter, 8, 1 << 20);
-  EXPECT_EQ(selector.select(scatter).name, "lin");
+  EXPECT_EQ(selector.select(scatter).name, "linear");
 }
 
 TEST(Select, NativeStandsForTheBestClassicPrediction) {
@@ -93,7 +93,7 @@ TEST(Select, OneLateRankByTheBalancedTimeChoosesAPapAwareAlgorithmPredictedFaste
       EXPECT_NE(s.name, native_name) << to_string(c) << " P=" << procs;
       const Algorithm *chosen = find_algorithm(c, s.name);
       ASSERT_NE(chosen, nullptr);
-      EXPECT_TRUE(chosen->restrictions & pap_aware);
+      EXPECT_TRUE(chosen->capabilities & pap_aware);
       double native = 0, mine = 0;
       for (const Prediction &q : s.predictions) {
         if (q.name == native_name) native = q.seconds;

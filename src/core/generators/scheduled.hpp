@@ -5,9 +5,13 @@
 // declared in clairvoyant.hpp and greedy.hpp in this folder.
 #pragma once
 
+#include <vector>
+
 #include "../algorithm.hpp"
+#include "../flat.hpp"
 #include "clairvoyant.hpp"
 #include "greedy.hpp"
+#include "schedule.hpp"
 
 namespace patcoll::core {
 
@@ -17,5 +21,18 @@ ClairvoyantInput clairvoyant_input(const Params &);
 // uni_greedy / bi_greedy: t_comm = α + βs, t_comp = γs, same N and PATs;
 // Params::segment_sizes gives each segment its own s.
 GreedyInput greedy_input(const Params &);
+
+// The three forms of a catalogue row over generator `generate` fed by
+// `input`: every rank's Programs, the simulator's flat form (the same
+// steps), and one rank's Program (the generator still schedules every
+// rank: that is what it decides; only this rank's transfers are kept).
+template <auto generate, auto input>
+struct ScheduledBuilder {
+  static std::vector<Program> all(const Params &params) { return schedule_to_programs(generate(input(params)), params); }
+  static FlatPrograms flat(const Params &params) { return schedule_to_flat(generate(input(params)), params); }
+  static Program rank(const Params &params, int rank) {
+    return schedule_to_program(generate(input(params)), params, rank);
+  }
+};
 
 }  // namespace patcoll::core

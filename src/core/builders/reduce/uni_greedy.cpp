@@ -1,18 +1,16 @@
-// reduce/uni_greedy — Lowery–Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1).
+// reduce/uni_greedy — Lowery–Langou greedy pipelined reduction, unidirectional ports.
 //
-// Builds every rank's Program from the generator's schedule (uni_greedy,
-// generators/); one rank's Program is that rank's transfers of the same
-// schedule (the generator still schedules every rank: that is what it
-// decides). Restrictions: commutative (segments combine in schedule order).
+// Thin over the generator (uni_greedy, generators/; [LL] Algorithm 1): its schedule
+// for the collective parameters (generators/scheduled.hpp), converted to
+// Programs. Restrictions: commutative (segments combine in schedule order).
 #include "../../generators/scheduled.hpp"
 #include "../scheduled.hpp"
 
 namespace patcoll::core {
 
-std::vector<Program> reduce_uni_greedy(const Params &params) { return schedule_to_programs(uni_greedy(greedy_input(params)), params); }
-FlatPrograms reduce_uni_greedy_flat(const Params &params) { return schedule_to_flat(uni_greedy(greedy_input(params)), params); }
-Program reduce_uni_greedy_rank(const Params &params, int rank) {
-  return schedule_to_program(uni_greedy(greedy_input(params)), params, rank);
-}
+using UniGreedy = ScheduledBuilder<uni_greedy, greedy_input>;
+std::vector<Program> reduce_uni_greedy(const Params &params) { return UniGreedy::all(params); }
+FlatPrograms reduce_uni_greedy_flat(const Params &params) { return UniGreedy::flat(params); }
+Program reduce_uni_greedy_rank(const Params &params, int rank) { return UniGreedy::rank(params, rank); }
 
 }  // namespace patcoll::core

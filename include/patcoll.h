@@ -222,8 +222,9 @@ int PAT_Handle_free(PAT_Handle *handle);
  * exchange at the edge. These names are algorithms like any other (the
  * `background` capability in patcoll-info): in a blocking or non-blocking
  * call, or a persistent collective without the runtime or on another
- * communicator, they run their base (slin, sbn, sls) in the foreground,
- * and PAT_Get_last_algorithm reports their own name. Contiguous datatypes only; no MPI_IN_PLACE for
+ * communicator, they run their base (slin, sbn, sls) in the foreground.
+ * PAT_Get_last_algorithm reports their own name either way (for the
+ * runtime's collective: on the communicator given to PAT_Init). Contiguous datatypes only; no MPI_IN_PLACE for
  * gathers; init collective and outside a phase. Per use, on every rank:
  * PAT_Start(handle) before the phase's edge, PAT_Wait(&handle) after it
  * (do not touch the buffers in between). A started handle must be waited

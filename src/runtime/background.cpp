@@ -230,6 +230,10 @@ int background_run(void *handle) {
     ++h->runs;
     h->started = false;
   }
+  // Served by this row, in the background or not (PAT_Get_last_algorithm
+  // on the runtime's communicator); the caller's thread, like the
+  // foreground dispatch.
+  rt->state->last_algorithm[static_cast<std::size_t>(h->collective)] = h->entry->name;
   if (rc != MPI_SUCCESS) return mpi::mpi_failure(rc, "PAT_Run");
   return MPI_SUCCESS;
 }

@@ -119,12 +119,17 @@ bool run_case(bool scatter, const char *algorithm, int block, int root, Late lat
   return ok;
 }
 
+bool last_algorithm_is(const char *collective, const std::string &name) {
+  const char *last = nullptr;
+  return PAT_Get_last_algorithm(MPI_COMM_WORLD, collective, &last) == MPI_SUCCESS && last && name == last;
+}
+
 // A persistent scatter by `algorithm` on `comm` run twice with PAT_Start /
 // PAT_Wait (no edge involved): every rank's block each time, and
 // PAT_Get_last_algorithm names `algorithm`. At P = 1 every communicator is
 // congruent to the runtime's, so the handle is the runtime's collective
-// (which runs in the foreground without an edge but does not go through
-// the foreground dispatch that records the last algorithm): data only.
+// (it runs in the foreground without an edge and records the last
+// algorithm on the runtime's communicator, not on `comm`): data only.
 bool foreground_scatter(const char *algorithm, MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -192,8 +197,11 @@ int main(int argc, char **argv) {
                                      late_name(late) + " late: correct and finishes";
             suite.check(run_case(scatter, algorithm, block, root, late, true, 2), what);
           }
+  suite.check(last_algorithm_is("gather", "bsbn"), "PAT_Get_last_algorithm names the background row that ran last (gather bsbn)");
   suite.check(run_case(true, "bsbn", 1000, 0, non_root, false, 2), "scatter bsbn without edges runs in the foreground");
   suite.check(run_case(false, "bsls", 1000, 0, root_late, false, 2), "gather bsls without edges runs in the foreground");
+  suite.check(last_algorithm_is("scatter", "bsbn") && last_algorithm_is("gather", "bsls"),
+              "PAT_Get_last_algorithm names a background row run in the foreground (scatter bsbn, gather bsls)");
 
   // Misuse around handles.
   std::vector<int> buffer(static_cast<std::size_t>(g_size), 0);

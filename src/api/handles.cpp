@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "mpi/error.hpp"
 #include "mpi/call.hpp"
@@ -77,10 +78,6 @@ struct BackgroundRequest final : PAT_Handle_s {
   int run() override { return patcoll::runtime::background_run(background); }
   void *background;
 };
-
-}  // namespace
-
-namespace {
 
 using patcoll::core::Collective;
 using patcoll::mpi::fail;

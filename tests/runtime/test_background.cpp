@@ -170,10 +170,12 @@ int main(int argc, char **argv) {
   suite.check(foreground_scatter("bsln", MPI_COMM_WORLD),
               "bsln before PAT_Init is a persistent slin in the foreground: scatters, reported as bsln");
   suite.check(PAT_Init(MPI_COMM_WORLD) == MPI_SUCCESS, "PAT_Init succeeds");
-  suite.check(PAT_Scatter_init_with("no_such", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+  // Separate buffers: overlapping ones are MPI_ERR_BUFFER before the name is looked at.
+  std::vector<int> all(static_cast<std::size_t>(g_size), 0);
+  suite.check(PAT_Scatter_init_with("no_such", all.data(), 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
                                     &handle) == MPI_ERR_ARG,
               "an unknown algorithm name is MPI_ERR_ARG for PAT_Scatter_init");
-  suite.check(PAT_Gather_init_with("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &handle) == MPI_ERR_ARG,
+  suite.check(PAT_Gather_init_with("bsln", &x, 1, MPI_INT, all.data(), 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &handle) == MPI_ERR_ARG,
               "bsln is not a gather");
   suite.check(foreground_scatter("bsbn", MPI_COMM_SELF),
               "bsbn on a communicator other than the runtime's (P > 1) is a persistent sbn in the foreground");

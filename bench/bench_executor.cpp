@@ -161,8 +161,8 @@ std::vector<std::string> algorithms_of(Coll c) {
               "uni_greedy", "bi_greedy"};
     case Coll::allreduce:
       return {"native", "ring", "rabenseifner", "recursive_doubling", "linear_tree", "slt", "prr", "clairvoyant"};
-    case Coll::scatter: return {"native", "lin", "bnom", "slin", "sbn"};
-    case Coll::gather: return {"native", "lin", "ls", "bnom", "sls", "sbn"};
+    case Coll::scatter: return {"native", "linear", "binomial", "slin", "sbn"};
+    case Coll::gather: return {"native", "linear", "linear_sync", "binomial", "sls", "sbn"};
   }
   return {};
 }
@@ -173,7 +173,7 @@ const char *small_message_algorithm(Coll c) {
     case Coll::reduce: return "binomial";
     case Coll::allreduce: return "recursive_doubling";
     case Coll::scatter:
-    case Coll::gather: return "bnom";
+    case Coll::gather: return "binomial";
   }
   return "";
 }

@@ -95,9 +95,12 @@ int PAT_Set_arrivals(MPI_Comm comm, const double *arrivals);
 int PAT_Set_cost_model(MPI_Comm comm, double alpha, double beta, double gamma);
 
 /* Number of registered algorithms of `collective` ("native" included,
- * "auto" not: it is a rule, not an algorithm), and the name of the
- * index-th (a static string); -1 / NULL for an unknown collective or an
- * index out of range. patcoll-info lists each one's restrictions. */
+ * "auto" not: it is a rule, not an algorithm), and the canonical name of
+ * the index-th (a static string); -1 / NULL for an unknown collective or
+ * an index out of range. Every call that takes an algorithm name also
+ * accepts its aliases (`bnom` for `binomial`, ...) and reports the
+ * canonical name. patcoll-info lists each one's restrictions,
+ * capabilities and aliases. */
 int PAT_Algorithm_count(const char *collective);
 const char *PAT_Algorithm_name(const char *collective, int index);
 
@@ -216,7 +219,12 @@ int PAT_Handle_free(PAT_Handle *handle);
  * "bsls" / "bsbn" (PAT_Gather_init) on the PAT runtime's communicator:
  * the slin / sbn / sls Programs with every non-root's part (scatter) or
  * the root's part (gather) run by the runtime's thread right after the
- * exchange at the edge. Contiguous datatypes only; no MPI_IN_PLACE for
+ * exchange at the edge. These names are algorithms like any other (the
+ * `background` capability in patcoll-info): in a blocking or non-blocking
+ * call, or a persistent collective without the runtime or on another
+ * communicator, they run their base (slin, sbn, sls) in the foreground.
+ * PAT_Get_last_algorithm reports their own name either way (for the
+ * runtime's collective: on the communicator given to PAT_Init). Contiguous datatypes only; no MPI_IN_PLACE for
  * gathers; init collective and outside a phase. Per use, on every rank:
  * PAT_Start(handle) before the phase's edge, PAT_Wait(&handle) after it
  * (do not touch the buffers in between). A started handle must be waited

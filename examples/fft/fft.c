@@ -21,7 +21,7 @@
  * taking the shared cores from the others. The master is also late by the
  * split and the sends it does before its own transform.
  *
- * Gathers: foreground ones by name (PAT_Gather_with: lin, ls, bnom, sls,
+ * Gathers: foreground ones by name (PAT_Gather_with: linear, linear_sync, binomial, sls,
  * sbn, native, auto, ...), the background ones bsls/bsbn with a handle
  * (PAT_Gather_init_with / PAT_Start / PAT_Run), and `mpi`: a plain MPI_Gather
  * with no PAT call at all (the mode that the preload shim serves). The PAT
@@ -32,8 +32,8 @@
  * rounds, [min, max], and the ratio of medians to --baseline.
  *
  *   mpirun -np 8 patcoll-fft [--log2n=17] [--iters=20] [--rounds=10] [--work=40]
- *          [--slowdown=3] [--jitter=0.2] [--algs=ls,bnom,sls,sbn,bsls,bsbn,native,lin]
- *          [--baseline=ls] [--check=last|all] [--seed=1]
+ *          [--slowdown=3] [--jitter=0.2] [--algs=linear_sync,binomial,sls,sbn,bsls,bsbn,native,linear]
+ *          [--baseline=linear_sync] [--check=last|all] [--seed=1]
  *
  * P must be a power of two (radix-2 split). Exit status 0 when every
  * checked result matched (relative max error < 1e-9), 1 otherwise. */
@@ -129,8 +129,8 @@ int main(int argc, char **argv) {
   char list_storage[512];
   const char *algs[APP_MAX_ALGS];
   int baseline_index = 0;
-  const int alg_count = ok ? app_algorithm_list(argc, argv, "patcoll-fft", "gather", "ls,bnom,sls,sbn,bsls,bsbn,native,lin",
-                                                "bsls,bsbn", "ls", rank, list_storage, sizeof list_storage, algs,
+  const int alg_count = ok ? app_algorithm_list(argc, argv, "patcoll-fft", "gather", "linear_sync,binomial,sls,sbn,bsls,bsbn,native,linear",
+                                                "bsls,bsbn", "linear_sync", rank, list_storage, sizeof list_storage, algs,
                                                 &baseline_index)
                            : 0;
   if (alg_count == 0) ok = 0;

@@ -1,14 +1,17 @@
 // The C API of non-blocking and persistent collectives (patcoll.h): PAT_I*,
 // PAT_*_init, PAT_Start, PAT_Wait, PAT_Test, PAT_Handle_free, PAT_Run.
-// A PAT_Handle is either a collective run by the executor or the MPI library
-// (mpi/handle.hpp: the same checks, selection and Program as the blocking
-// call), or one of the PAT runtime's background collectives
-// (runtime/background.hpp: bsln, bsbn, bsls), which are persistent
-// collectives of the same API.
+// A PAT_Handle is one kind of object, a collective request, whatever runs
+// it: the executor or the MPI library (mpi/handle.hpp: the same checks,
+// selection and Program as the blocking call), or, for a catalogue row
+// with the `background` capability initialised as a persistent collective
+// on the PAT runtime's communicator, the runtime's thread and the caller
+// (runtime/background.hpp). Anywhere else a background row is an ordinary
+// executor collective running its base's Program (core/catalog.cpp).
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "mpi/error.hpp"
 #include "mpi/call.hpp"
@@ -16,12 +19,65 @@
 #include "patcoll.h"
 #include "runtime/background.hpp"
 
+// The request behind a PAT_Handle. Each call of the API is one virtual
+// call; what is common (liveness, freeing a completed non-blocking
+// request) is done once, by the API functions below.
 struct PAT_Handle_s {
-  std::unique_ptr<patcoll::mpi::Handle> collective;  // null for a background collective
-  void *background = nullptr;
+  virtual ~PAT_Handle_s() = default;
+  virtual bool persistent() const = 0;
+  virtual int start() = 0;                // PAT_Start, and PAT_I*'s first start
+  virtual int wait() = 0;                 // completes the active run (none: MPI_SUCCESS)
+  virtual int test(bool &complete) = 0;   // progresses it without blocking
+  virtual int release() = 0;              // PAT_Handle_free: refuses an active request
+  virtual int run() = 0;                  // PAT_Run: start unless started, then wait
 };
 
 namespace {
+
+// A collective run by the executor or the MPI library.
+struct ExecutorRequest final : PAT_Handle_s {
+  explicit ExecutorRequest(bool persistent, patcoll::mpi::Handle::Prepare prepare)
+      : collective(persistent, std::move(prepare)) {}
+  bool persistent() const override { return collective.persistent(); }
+  int start() override { return collective.start(); }
+  int wait() override { return collective.wait(); }
+  int test(bool &complete) override { return collective.test(complete); }
+  int release() override {
+    if (collective.active())
+      return patcoll::mpi::fail(MPI_ERR_OTHER,
+                                "PAT_Handle_free: the collective is active (PAT_Wait or PAT_Test it first)");
+    return MPI_SUCCESS;
+  }
+  int run() override {
+    if (!collective.active())
+      if (int rc = collective.start(); rc != MPI_SUCCESS) return rc;
+    return collective.wait();
+  }
+  patcoll::mpi::Handle collective;
+};
+
+// One of the PAT runtime's background collectives (always persistent).
+struct BackgroundRequest final : PAT_Handle_s {
+  explicit BackgroundRequest(void *handle) : background(handle) {}
+  bool persistent() const override { return true; }
+  int start() override { return patcoll::runtime::background_start(background); }
+  int wait() override {
+    return patcoll::runtime::background_started(background) ? patcoll::runtime::background_run(background)
+                                                            : MPI_SUCCESS;
+  }
+  int test(bool &complete) override {
+    complete = true;
+    if (!patcoll::runtime::background_started(background)) return MPI_SUCCESS;
+    if (patcoll::runtime::background_part_pending(background)) {
+      complete = false;
+      return MPI_SUCCESS;
+    }
+    return patcoll::runtime::background_run(background);
+  }
+  int release() override { return patcoll::runtime::background_free(background); }
+  int run() override { return patcoll::runtime::background_run(background); }
+  void *background;
+};
 
 using patcoll::core::Collective;
 using patcoll::mpi::fail;
@@ -53,8 +109,8 @@ void destroy(PAT_Handle handle) {
 }  // namespace
 
 patcoll::mpi::Handle *patcoll::mpi::collective_of(PAT_Handle_s *handle) {
-  PAT_Handle_s *h = live(handle);
-  return h ? h->collective.get() : nullptr;
+  auto *h = dynamic_cast<ExecutorRequest *>(live(handle));
+  return h ? &h->collective : nullptr;
 }
 
 namespace {
@@ -74,10 +130,9 @@ int start_nonblocking(const NativeCall &call, const char *algorithm, PAT_Handle 
   if (!handle) return fail(MPI_ERR_ARG, "handle is NULL");
   *handle = nullptr;
   const std::string name = algorithm ? algorithm : "";
-  auto h = std::make_unique<PAT_Handle_s>();
-  h->collective = std::make_unique<patcoll::mpi::Handle>(
+  auto h = std::make_unique<ExecutorRequest>(
       false, [call, name](Run &run) { return patcoll::mpi::prepare_call(call, name.c_str(), run); });
-  if (int rc = h->collective->start(); rc != MPI_SUCCESS) return rc;
+  if (int rc = h->start(); rc != MPI_SUCCESS) return rc;
   *handle = publish(std::move(h));
   return MPI_SUCCESS;
 }
@@ -87,14 +142,18 @@ int init_persistent(const NativeCall &call, const char *algorithm, MPI_Info info
   if (!handle) return fail(MPI_ERR_ARG, "handle is NULL");
   *handle = nullptr;
   const std::string name = algorithm && *algorithm ? std::string(algorithm) : info_algorithm(info);
-  auto h = std::make_unique<PAT_Handle_s>();
-  if (patcoll::runtime::is_background_algorithm(call.collective, name)) {
+  // A background row on the runtime's communicator: the runtime's
+  // collective. Anywhere else (no runtime, another communicator) it is its
+  // base in the foreground, prepared below like any other name.
+  if (patcoll::runtime::is_background_algorithm(call.collective, name) &&
+      patcoll::runtime::runtime_communicator(call.comm)) {
+    void *background = nullptr;
     if (int rc = patcoll::runtime::background_init(call.collective, name.c_str(), call.sendbuf, call.sendcount,
                                                    call.sendtype, call.recvbuf, call.recvcount, call.recvtype,
-                                                   call.root, call.comm, &h->background);
+                                                   call.root, call.comm, &background);
         rc != MPI_SUCCESS)
       return rc;
-    *handle = publish(std::move(h));
+    *handle = publish(std::make_unique<BackgroundRequest>(background));
     return MPI_SUCCESS;
   }
   // Checked, selected and built now, like the first call (collective: every
@@ -103,7 +162,7 @@ int init_persistent(const NativeCall &call, const char *algorithm, MPI_Info info
   auto first = std::make_shared<Run>();
   if (int rc = patcoll::mpi::prepare_call(call, name.c_str(), *first); rc != MPI_SUCCESS) return rc;
   auto used = std::make_shared<bool>(false);
-  h->collective = std::make_unique<patcoll::mpi::Handle>(true, [call, name, first, used](Run &run) -> int {
+  auto h = std::make_unique<ExecutorRequest>(true, [call, name, first, used](Run &run) -> int {
     if (!*used) {  // the first start runs what init prepared (its tag)
       *used = true;
       if (first->kind != Run::Kind::nothing) {
@@ -138,7 +197,7 @@ int not_live(const char *call) {
 }  // namespace
 
 void *patcoll::runtime::background_of(PAT_Handle handle) {
-  PAT_Handle_s *h = live(handle);
+  auto *h = dynamic_cast<BackgroundRequest *>(live(handle));
   return h ? h->background : nullptr;
 }
 
@@ -230,10 +289,9 @@ int PAT_Start(PAT_Handle handle) {
   patcoll::mpi::set_last_error({});
   PAT_Handle_s *h = live(handle);
   if (!h) return not_live("PAT_Start");
-  if (h->background) return patcoll::runtime::background_start(h->background);
-  if (!h->collective->persistent())
+  if (!h->persistent())
     return fail(MPI_ERR_REQUEST, "PAT_Start: a non-blocking collective's handle is not persistent");
-  return h->collective->start();
+  return h->start();
 }
 
 int PAT_Wait(PAT_Handle *handle) {
@@ -242,11 +300,8 @@ int PAT_Wait(PAT_Handle *handle) {
   if (*handle == nullptr) return MPI_SUCCESS;  // like MPI_REQUEST_NULL
   PAT_Handle_s *h = live(*handle);
   if (!h) return not_live("PAT_Wait");
-  if (h->background)
-    return patcoll::runtime::background_started(h->background) ? patcoll::runtime::background_run(h->background)
-                                                                : MPI_SUCCESS;
-  const int rc = h->collective->wait();
-  if (!h->collective->persistent()) {
+  const int rc = h->wait();
+  if (!h->persistent()) {
     destroy(h);
     *handle = nullptr;
   }
@@ -260,18 +315,10 @@ int PAT_Test(PAT_Handle *handle, int *flag) {
   if (*handle == nullptr) return MPI_SUCCESS;
   PAT_Handle_s *h = live(*handle);
   if (!h) return not_live("PAT_Test");
-  if (h->background) {
-    if (!patcoll::runtime::background_started(h->background)) return MPI_SUCCESS;
-    if (patcoll::runtime::background_part_pending(h->background)) {
-      *flag = 0;
-      return MPI_SUCCESS;
-    }
-    return patcoll::runtime::background_run(h->background);
-  }
   bool complete = false;
-  const int rc = h->collective->test(complete);
+  const int rc = h->test(complete);
   *flag = complete ? 1 : 0;
-  if (complete && !h->collective->persistent()) {
+  if (complete && !h->persistent()) {
     destroy(h);
     *handle = nullptr;
   }
@@ -283,11 +330,7 @@ int PAT_Handle_free(PAT_Handle *handle) {
   if (!handle) return fail(MPI_ERR_ARG, "PAT_Handle_free: handle is NULL");
   PAT_Handle_s *h = live(*handle);
   if (!h) return not_live("PAT_Handle_free");
-  if (h->background) {
-    if (int rc = patcoll::runtime::background_free(h->background); rc != MPI_SUCCESS) return rc;
-  } else if (h->collective->active()) {
-    return fail(MPI_ERR_OTHER, "PAT_Handle_free: the collective is active (PAT_Wait or PAT_Test it first)");
-  }
+  if (int rc = h->release(); rc != MPI_SUCCESS) return rc;
   destroy(h);
   *handle = nullptr;
   return MPI_SUCCESS;
@@ -297,11 +340,8 @@ int PAT_Run(PAT_Handle handle) {
   patcoll::mpi::set_last_error({});
   PAT_Handle_s *h = live(handle);
   if (!h) return not_live("PAT_Run");
-  if (h->background) return patcoll::runtime::background_run(h->background);
-  if (!h->collective->persistent()) return fail(MPI_ERR_REQUEST, "PAT_Run: not a persistent collective");
-  if (!h->collective->active())
-    if (int rc = h->collective->start(); rc != MPI_SUCCESS) return rc;
-  return h->collective->wait();
+  if (!h->persistent()) return fail(MPI_ERR_REQUEST, "PAT_Run: not a persistent collective");
+  return h->run();
 }
 
 }  // extern "C"

@@ -1,6 +1,7 @@
 #include "algorithm.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 
 namespace patcoll::core {
 
@@ -14,34 +15,70 @@ bool parse_clairvoyant_join(std::string_view text, ClairvoyantJoin &out) {
   return false;
 }
 
-std::string restrictions_to_string(std::uint32_t restrictions) {
+namespace {
+
+struct Flag {
+  std::uint32_t bit;
+  const char *name;
+};
+
+std::string flags_to_string(std::uint32_t bits, std::initializer_list<Flag> flags) {
   std::string out;
-  auto add = [&](std::uint32_t bit, const char *name) {
-    if (!(restrictions & bit)) return;
+  for (const Flag &flag : flags) {
+    if (!(bits & flag.bit)) continue;
     if (!out.empty()) out += ',';
-    out += name;
-  };
-  add(needs_commutative, "commutative");
-  add(pap_aware, "pap_aware");
-  add(schedule_based, "schedule_based");
-  add(takes_radix, "radix");
-  add(takes_segment_sizes, "segment_sizes");
+    out += flag.name;
+  }
   return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::string restrictions_to_string(Restrictions restrictions) {
+  return flags_to_string(restrictions.bits, {{needs_commutative, "commutative"}});
+}
+
+std::string capabilities_to_string(Capabilities capabilities) {
+  return flags_to_string(capabilities.bits, {{pap_aware, "pap_aware"},
+                                             {schedule_based, "schedule_based"},
+                                             {takes_radix, "radix"},
+                                             {takes_segment_sizes, "segment_sizes"},
+                                             {background, "background"}});
+}
+
+std::vector<std::string_view> aliases_of(const Algorithm &algorithm) {
+  std::vector<std::string_view> out;
+  std::string_view rest = algorithm.aliases;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    out.push_back(rest.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+std::string aliases_to_string(const Algorithm &algorithm) {
+  return algorithm.aliases.empty() ? "none" : std::string(algorithm.aliases);
 }
 
 const Algorithm *find_algorithm(Collective collective, std::string_view name) {
   for (const Algorithm &a : algorithms())
     if (a.collective == collective && a.name == name) return &a;
+  for (const Algorithm &a : algorithms())
+    if (a.collective == collective)
+      for (std::string_view alias : aliases_of(a))
+        if (alias == name) return &a;
   return nullptr;
 }
 
 std::string unsupported_reason(const Algorithm &algorithm, const Params &params) {
   if ((algorithm.restrictions & needs_commutative) && !params.commutative)
     return std::string(algorithm.name) + " needs a commutative op";
-  if ((algorithm.restrictions & takes_radix) && !params.radix.empty() && !valid_radix(params.radix, params.procs))
+  if ((algorithm.capabilities & takes_radix) && !params.radix.empty() && !valid_radix(params.radix, params.procs))
     return "the radix vector must have every k >= 2 and a product between P/2 and P = " + std::to_string(params.procs);
   if (!params.segment_sizes.empty()) {
-    if (!(algorithm.restrictions & takes_segment_sizes))
+    if (!(algorithm.capabilities & takes_segment_sizes))
       return std::string(algorithm.name) + " does not take explicit segment sizes";
     std::int64_t sum = 0;
     for (std::int64_t size : params.segment_sizes) {

@@ -45,17 +45,43 @@ struct Params {
   CostModel cost;
 };
 
-// Restrictions are data (MPICH's coll_algorithms.txt lesson).
+// What an algorithm is and what a call must satisfy are data (MPICH's
+// coll_algorithms.txt lesson), in two separate fields of a catalogue row:
+// restrictions are conditions on the call (unsupported_reason checks them),
+// capabilities describe the algorithm (what it honours, how it is built,
+// where it runs). Each is its own type, so a test of a capability against
+// the restrictions (or the reverse) does not compile.
 enum Restriction : std::uint32_t {
-  needs_commutative = 1u << 0,
-  // 1u << 1 was needs_power_of_two: no algorithm has it (recursive
-  // doubling and the butterflies fold the ranks beyond a power of two).
-  pap_aware = 1u << 2,       // uses Params::arrivals when given
-  schedule_based = 1u << 3,  // builds all ranks at once (generator), cache it
-  takes_radix = 1u << 4,     // honours Params::radix (which must then be valid)
-  takes_segment_sizes = 1u << 5,  // honours Params::segment_sizes (unequal segments)
+  needs_commutative = 1u << 0,  // the op must be commutative
+  // needs_power_of_two was one: no algorithm has it (recursive doubling
+  // and the butterflies fold the ranks beyond a power of two).
 };
-std::string restrictions_to_string(std::uint32_t restrictions);
+enum Capability : std::uint32_t {
+  pap_aware = 1u << 0,            // uses Params::arrivals when given
+  schedule_based = 1u << 1,       // builds all ranks at once (generator), cache it
+  takes_radix = 1u << 2,          // honours Params::radix (which must then be valid)
+  takes_segment_sizes = 1u << 3,  // honours Params::segment_sizes (unequal segments)
+  background = 1u << 4,           // the PAT runtime's thread runs part of it after the edge
+                                  // (Algorithm::base); the base's Program in the foreground
+                                  // wherever no runtime edge applies
+};
+
+struct Restrictions {
+  std::uint32_t bits = 0;
+  constexpr bool operator&(Restriction r) const { return (bits & r) != 0; }
+  constexpr bool empty() const { return bits == 0; }
+  constexpr bool operator==(const Restrictions &) const = default;
+};
+struct Capabilities {
+  std::uint32_t bits = 0;
+  constexpr bool operator&(Capability c) const { return (bits & c) != 0; }
+  constexpr bool empty() const { return bits == 0; }
+  constexpr bool operator==(const Capabilities &) const = default;
+};
+
+// "commutative" / "pap_aware,schedule_based,..." in bit order; "none" when empty.
+std::string restrictions_to_string(Restrictions);
+std::string capabilities_to_string(Capabilities);
 
 using BuildRank = Program (*)(const Params &, int rank);
 using BuildAll = std::vector<Program> (*)(const Params &);
@@ -64,8 +90,11 @@ using BuildFlat = FlatPrograms (*)(const Params &);
 
 struct Algorithm {
   Collective collective;
-  std::string_view name;
-  std::uint32_t restrictions;
+  std::string_view name;  // canonical: listed, reported by PAT_Get_last_algorithm
+  Restrictions restrictions;
+  Capabilities capabilities;
+  std::string_view aliases;  // other accepted spellings, comma-separated ("" for none)
+  std::string_view base;     // background: the algorithm whose Program it runs ("" otherwise)
   std::string_view description;
   BuildRank build_rank;  // one rank's Program (the MPI path)
   BuildAll build_all;    // every rank's, the per-parameter plan computed once
@@ -76,8 +105,14 @@ struct Algorithm {
   BuildFlat build_flat = nullptr;
 };
 
+// The row's aliases, one string each.
+std::vector<std::string_view> aliases_of(const Algorithm &);
+// "bnom,lin" or "none".
+std::string aliases_to_string(const Algorithm &);
+
 // Every core algorithm, in a fixed order (listing order of --list).
 std::span<const Algorithm> algorithms();
+// The row named `name` or with `name` among its aliases; nullptr for none.
 const Algorithm *find_algorithm(Collective, std::string_view name);
 
 // The radix rule of radix_k (Params::radix): every k >= 2 and

@@ -1,7 +1,30 @@
-// The catalogue of every core algorithm: one line each, in --list order.
-// The name is the file name under builders/<collective>/, the function
-// suffix, the CLI value and the environment value. The MPI registry adds
-// `native` to every collective.
+// The catalogue of every core algorithm: one row each, in --list order.
+// It is the only registry: the MPI layer adds `native` to every
+// collective and nothing else, and every selectable name (the C API's
+// `_with` and PAT_Set_algorithm, PATCOLL_<COLL>, the shim, the tools)
+// resolves through core::find_algorithm.
+//
+// Names. The canonical name is the file name under builders/<collective>/,
+// the function suffix, the CLI value and the environment value, and what
+// PAT_Get_last_algorithm reports. One idea has one name across
+// collectives: `linear` (root and every rank in turn) and `binomial`
+// (binomial tree) for reduce, scatter and gather alike; gather's linear
+// synchronized tree is `linear_sync`. The spellings of the [PS] paper that
+// were the names here before are aliases (`lin`, `bnom`, `ls`): accepted
+// wherever a name is, listed with the row, never reported. The PAP-aware
+// scatter/gather keep their [PS] names as canonical (`slin`, `sbn`, `sls`,
+// and the background `bsln`, `bsbn`, `bsls`): they are the names of the
+// papers, the results and the applications, and have no older spelling.
+//
+// Restrictions (what the call must satisfy) and capabilities (what the
+// algorithm is) are separate fields (algorithm.hpp). A `background` row is
+// its base algorithm ([PS] Figs. 6, 8, 10, 12) with part of it run by the
+// PAT runtime's thread after the edge: a persistent collective on the
+// runtime's communicator (runtime/background.hpp). Everywhere else - a
+// blocking call, a non-blocking call, a persistent collective outside the
+// runtime - it runs its base's Program in the foreground, so its builders
+// are the base's, and PAT_Get_last_algorithm reports the row's own name.
+// `auto` never picks a background row (it is its base, predicted once).
 #include "algorithm.hpp"
 #include "builders/builders.hpp"
 
@@ -9,43 +32,53 @@ namespace patcoll::core {
 namespace {
 
 using C = Collective;
-constexpr std::uint32_t none = 0;
-constexpr std::uint32_t commutative = needs_commutative;
-constexpr std::uint32_t scheduled = needs_commutative | pap_aware | schedule_based;
+constexpr Restrictions none{};
+constexpr Restrictions commutative{needs_commutative};
+constexpr Capabilities plain{};
+constexpr Capabilities pap{pap_aware};
+constexpr Capabilities scheduled{pap_aware | schedule_based};
+constexpr Capabilities radix{takes_radix};
+constexpr Capabilities scheduled_sizes{pap_aware | schedule_based | takes_segment_sizes};
+constexpr Capabilities in_background{pap_aware | background};
 
 const Algorithm kAlgorithms[] = {
+    // collective, name, restrictions, capabilities, aliases, base, description, builders
     // --- MPI_Reduce: classic -------------------------------------------
-    {C::reduce, "linear", none, "root receives every contribution in turn", reduce_linear, nullptr},
-    {C::reduce, "chain", none, "segmented chain (pipeline) toward the root", reduce_chain, nullptr},
-    {C::reduce, "binary", none, "segmented in-order binary tree", reduce_binary, nullptr},
-    {C::reduce, "binomial", none, "unsegmented binomial tree", reduce_binomial, nullptr},
-    {C::reduce, "ring", commutative, "ring reduce-scatter, binomial gather of the blocks ([M] parallel ring)", reduce_ring, nullptr},
-    {C::reduce, "rabenseifner", none, "recursive-halving reduce-scatter, binomial gather ([M] butterfly)", reduce_rabenseifner, nullptr},
-    {C::reduce, "radix_k", takes_radix, "radix-k reduce-scatter, binomial gather in each group; Params::radix ([M] 5.5.4)", reduce_radix_k, nullptr},
+    {C::reduce, "linear", none, plain, "", "", "root receives every contribution in turn", reduce_linear, nullptr},
+    {C::reduce, "chain", none, plain, "", "", "segmented chain (pipeline) toward the root", reduce_chain, nullptr},
+    {C::reduce, "binary", none, plain, "", "", "segmented in-order binary tree", reduce_binary, nullptr},
+    {C::reduce, "binomial", none, plain, "", "", "unsegmented binomial tree", reduce_binomial, nullptr},
+    {C::reduce, "ring", commutative, plain, "", "", "ring reduce-scatter, binomial gather of the blocks ([M] parallel ring)", reduce_ring, nullptr},
+    {C::reduce, "rabenseifner", none, plain, "", "", "recursive-halving reduce-scatter, binomial gather ([M] butterfly)", reduce_rabenseifner, nullptr},
+    {C::reduce, "radix_k", none, radix, "", "", "radix-k reduce-scatter, binomial gather in each group; Params::radix ([M] 5.5.4)", reduce_radix_k, nullptr},
     // --- MPI_Reduce: schedule-based (Clairvoyant, greedy) ----------------
-    {C::reduce, "clairvoyant", scheduled, "PAT-driven Clairvoyant schedule of N segments ([M], [PO] segment tree)", reduce_clairvoyant_rank, reduce_clairvoyant, reduce_clairvoyant_flat},
-    {C::reduce, "uni_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", reduce_uni_greedy_rank, reduce_uni_greedy, reduce_uni_greedy_flat},
-    {C::reduce, "bi_greedy", scheduled | takes_segment_sizes, "Lowery-Langou greedy pipelined reduction, bidirectional ports ([LL] Alg. 2)", reduce_bi_greedy_rank, reduce_bi_greedy, reduce_bi_greedy_flat},
+    {C::reduce, "clairvoyant", commutative, scheduled, "", "", "PAT-driven Clairvoyant schedule of N segments ([M], [PO] segment tree)", reduce_clairvoyant_rank, reduce_clairvoyant, reduce_clairvoyant_flat},
+    {C::reduce, "uni_greedy", commutative, scheduled_sizes, "", "", "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", reduce_uni_greedy_rank, reduce_uni_greedy, reduce_uni_greedy_flat},
+    {C::reduce, "bi_greedy", commutative, scheduled_sizes, "", "", "Lowery-Langou greedy pipelined reduction, bidirectional ports ([LL] Alg. 2)", reduce_bi_greedy_rank, reduce_bi_greedy, reduce_bi_greedy_flat},
     // --- MPI_Allreduce: classic ------------------------------------------
-    {C::allreduce, "ring", commutative, "ring reduce-scatter, ring allgather", allreduce_ring, nullptr},
-    {C::allreduce, "rabenseifner", none, "recursive halving, then recursive doubling", allreduce_rabenseifner, nullptr},
-    {C::allreduce, "recursive_doubling", none, "whole-vector exchanges at doubling distances", allreduce_recursive_doubling, nullptr},
-    {C::allreduce, "linear_tree", none, "segmented chain reduce, then chain broadcast back ([PA] 4.1)", allreduce_linear_tree, nullptr},
+    {C::allreduce, "ring", commutative, plain, "", "", "ring reduce-scatter, ring allgather", allreduce_ring, nullptr},
+    {C::allreduce, "rabenseifner", none, plain, "", "", "recursive halving, then recursive doubling", allreduce_rabenseifner, nullptr},
+    {C::allreduce, "recursive_doubling", none, plain, "", "", "whole-vector exchanges at doubling distances", allreduce_recursive_doubling, nullptr},
+    {C::allreduce, "linear_tree", none, plain, "", "", "segmented chain reduce, then chain broadcast back ([PA] 4.1)", allreduce_linear_tree, nullptr},
     // --- MPI_Allreduce: PAP-aware ----------------------------------------
-    {C::allreduce, "slt", commutative | pap_aware, "linear tree with the chain sorted by PAT, latest last ([PA] 4.1)", allreduce_slt, allreduce_slt_all, allreduce_slt_flat},
-    {C::allreduce, "prr", commutative | pap_aware, "prereduced ring: presteps before a late rank, which then does P-1 exchanges ([PA] 4.2)", allreduce_prr, nullptr},
-    {C::allreduce, "clairvoyant", scheduled, "PAT-driven: early ranks reduce (or allreduce), late ranks folded in down two pipelined trees; classic when balanced", allreduce_clairvoyant_rank, allreduce_clairvoyant},
+    {C::allreduce, "slt", commutative, pap, "", "", "linear tree with the chain sorted by PAT, latest last ([PA] 4.1)", allreduce_slt, allreduce_slt_all, allreduce_slt_flat},
+    {C::allreduce, "prr", commutative, pap, "", "", "prereduced ring: presteps before a late rank, which then does P-1 exchanges ([PA] 4.2)", allreduce_prr, nullptr},
+    {C::allreduce, "clairvoyant", commutative, scheduled, "", "", "PAT-driven: early ranks reduce (or allreduce), late ranks folded in down two pipelined trees; classic when balanced", allreduce_clairvoyant_rank, allreduce_clairvoyant},
     // --- MPI_Scatter -----------------------------------------------------
-    {C::scatter, "lin", none, "root sends every block in rank order", scatter_lin, scatter_lin_all},
-    {C::scatter, "bnom", none, "binomial tree, halves forwarded largest first", scatter_bnom, scatter_bnom_all},
-    {C::scatter, "slin", pap_aware, "linear, blocks sent in PAT order, earliest first ([PS] Fig. 5)", scatter_slin, scatter_slin_all},
-    {C::scatter, "sbn", pap_aware, "binomial over PAT-sorted, bit-reversed positions ([PS] Fig. 7)", scatter_sbn, scatter_sbn_all},
+    {C::scatter, "linear", none, plain, "lin", "", "root sends every block in rank order", scatter_linear, scatter_linear_all},
+    {C::scatter, "binomial", none, plain, "bnom", "", "binomial tree, halves forwarded largest first", scatter_binomial, scatter_binomial_all},
+    {C::scatter, "slin", none, pap, "", "", "linear, blocks sent in PAT order, earliest first ([PS] Fig. 5)", scatter_slin, scatter_slin_all},
+    {C::scatter, "sbn", none, pap, "", "", "binomial over PAT-sorted, bit-reversed positions ([PS] Fig. 7)", scatter_sbn, scatter_sbn_all},
+    {C::scatter, "bsln", none, in_background, "", "slin", "slin, the non-roots' part run by the PAT runtime's thread after the edge ([PS] Fig. 6); slin wherever no edge applies", scatter_slin, scatter_slin_all},
+    {C::scatter, "bsbn", none, in_background, "", "sbn", "sbn, the non-roots' part run by the PAT runtime's thread after the edge ([PS] Fig. 8); sbn wherever no edge applies", scatter_sbn, scatter_sbn_all},
     // --- MPI_Gather ------------------------------------------------------
-    {C::gather, "lin", none, "root receives every block in rank order", gather_lin, gather_lin_all},
-    {C::gather, "ls", none, "linear synchronized: empty sync, then two segments per leaf", gather_ls, gather_ls_all},
-    {C::gather, "bnom", none, "binomial tree, subtrees collected smallest first", gather_bnom, gather_bnom_all},
-    {C::gather, "sls", pap_aware, "linear synchronized in PAT order, earliest first ([PS] Fig. 9)", gather_sls, gather_sls_all},
-    {C::gather, "sbn", pap_aware, "binomial, earliest ranks send first, root unshuffles ([PS] Fig. 11)", gather_sbn, gather_sbn_all},
+    {C::gather, "linear", none, plain, "lin", "", "root receives every block in rank order", gather_linear, gather_linear_all},
+    {C::gather, "linear_sync", none, plain, "ls", "", "linear synchronized: empty sync, then two segments per leaf", gather_linear_sync, gather_linear_sync_all},
+    {C::gather, "binomial", none, plain, "bnom", "", "binomial tree, subtrees collected smallest first", gather_binomial, gather_binomial_all},
+    {C::gather, "sls", none, pap, "", "", "linear synchronized in PAT order, earliest first ([PS] Fig. 9)", gather_sls, gather_sls_all},
+    {C::gather, "sbn", none, pap, "", "", "binomial, earliest ranks send first, root unshuffles ([PS] Fig. 11)", gather_sbn, gather_sbn_all},
+    {C::gather, "bsls", none, in_background, "", "sls", "sls, the root's part run by the PAT runtime's thread after the edge ([PS] Fig. 10); sls wherever no edge applies", gather_sls, gather_sls_all},
+    {C::gather, "bsbn", none, in_background, "", "sbn", "sbn, the root's part run by the PAT runtime's thread after the edge ([PS] Fig. 12); sbn wherever no edge applies", gather_sbn, gather_sbn_all},
 };
 
 }  // namespace

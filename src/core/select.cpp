@@ -189,7 +189,7 @@ Selection Selector::select(const Params &params, bool measured) {
         const Algorithm *kept = find_algorithm(params.collective, shape.name);
         selection.name = kept ? kept->name : native_name;
         // A shape that lost recently runs native on a pattern nobody judged.
-        if (options_.feedback && shape.feedback.losing() && kept && (kept->restrictions & pap_aware))
+        if (options_.feedback && shape.feedback.losing() && kept && (kept->capabilities & pap_aware))
           selection.name = native_name;
       } else if (slot->predictions.empty()) {
         selection.simulated = true;

@@ -16,8 +16,8 @@ constexpr std::string_view kReduceSmall[] = {"binomial", "linear"};
 constexpr std::string_view kReduceLarge[] = {"rabenseifner", "binary", "binomial", "linear"};
 constexpr std::string_view kAllreduceSmall[] = {"recursive_doubling", "rabenseifner", "ring"};
 constexpr std::string_view kAllreduceLarge[] = {"rabenseifner", "ring", "recursive_doubling"};
-constexpr std::string_view kMovementSmall[] = {"bnom", "lin"};
-constexpr std::string_view kMovementLarge[] = {"lin", "bnom"};
+constexpr std::string_view kMovementSmall[] = {"binomial", "linear"};
+constexpr std::string_view kMovementLarge[] = {"linear", "binomial"};
 
 // In Collective's order (traits() indexes by it).
 constexpr CollectiveTraits kTraits[] = {

@@ -113,7 +113,7 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
   run.kind = Run::Kind::program;
   run.program = program(state->programs, state->rank, *entry, params);
   run.state = state;
-  run.reusable = !(entry->restrictions & core::pap_aware);
+  run.reusable = !(entry->capabilities & core::pap_aware);
   run.context = ExecutionContext{state->comm, tag, op, type};
   run.buffers = ExecutionBuffers{in_place ? recvbuf : sendbuf, recvbuf};
   return MPI_SUCCESS;
@@ -199,7 +199,7 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
   run.kind = Run::Kind::program;
   run.program = program(state->programs, state->rank, *entry, params);
   run.state = state;
-  run.reusable = !(entry->restrictions & core::pap_aware) && run.own_pack.empty() && run.whole_pack.empty();
+  run.reusable = !(entry->capabilities & core::pap_aware) && run.own_pack.empty() && run.whole_pack.empty();
   run.context = ExecutionContext{state->comm, tag, MPI_OP_NULL, bytes};
   // The received bytes of a non-dense buffer are unpacked once complete.
   const bool unpack_own = scatter && !in_place && !own.dense && own_count > 0;

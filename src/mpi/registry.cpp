@@ -17,9 +17,9 @@ const std::vector<Entry> &entries(Collective collective) {
     for (const core::CollectiveTraits &t : core::collectives()) {
       const Collective c = t.collective;
       auto &list = out[static_cast<int>(c)];
-      list.push_back({c, "native", 0, "the MPI library's own implementation (PMPI)", nullptr});
+      list.push_back({c, "native", {}, {}, "the MPI library's own implementation (PMPI)", nullptr});
       for (const core::Algorithm &a : core::algorithms())
-        if (a.collective == c) list.push_back({c, a.name, a.restrictions, a.description, &a});
+        if (a.collective == c) list.push_back({c, a.name, a.restrictions, a.capabilities, a.description, &a});
     }
     return out;
   }();
@@ -27,8 +27,12 @@ const std::vector<Entry> &entries(Collective collective) {
 }
 
 const Entry *find_entry(Collective collective, std::string_view name) {
-  for (const Entry &e : entries(collective))
-    if (e.name == name) return &e;
+  const std::vector<Entry> &list = entries(collective);
+  if (!list.empty() && list.front().name == name) return &list.front();  // native
+  const core::Algorithm *algorithm = core::find_algorithm(collective, name);
+  if (!algorithm) return nullptr;
+  for (const Entry &e : list)
+    if (e.algorithm == algorithm) return &e;
   return nullptr;
 }
 
@@ -36,8 +40,9 @@ std::string list_lines() {
   std::string out;
   for (const core::CollectiveTraits &t : core::collectives())
     for (const Entry &e : entries(t.collective)) {
-      out += std::string(t.name) + ' ' + std::string(e.name) + ' ' +
-             core::restrictions_to_string(e.restrictions) + '\n';
+      out += std::string(t.name) + ' ' + std::string(e.name) + ' ' + core::restrictions_to_string(e.restrictions) +
+             ' ' + core::capabilities_to_string(e.capabilities) + ' ' +
+             (e.native() ? std::string("none") : core::aliases_to_string(*e.algorithm)) + '\n';
     }
   return out;
 }

@@ -14,8 +14,9 @@ namespace patcoll::mpi {
 
 struct Entry {
   core::Collective collective;
-  std::string_view name;
-  std::uint32_t restrictions;
+  std::string_view name;  // canonical
+  core::Restrictions restrictions;
+  core::Capabilities capabilities;
   std::string_view description;
   const core::Algorithm *algorithm;  // nullptr for native
   bool native() const { return algorithm == nullptr; }
@@ -23,9 +24,13 @@ struct Entry {
 
 // native first, then the catalogue's order.
 const std::vector<Entry> &entries(core::Collective);
+// By canonical name or alias (core::find_algorithm): the entry of the
+// canonical name either way; nullptr for an unknown name.
 const Entry *find_entry(core::Collective, std::string_view name);
 
-// Every registered algorithm, one line each: "<collective> <name> <restrictions>".
+// Every registered algorithm, one line each:
+// "<collective> <name> <restrictions> <capabilities> <aliases>", the last
+// three comma-separated lists, "none" when empty.
 std::string list_lines();
 
 // The environment variable of a collective (PATCOLL_REDUCE, ...).

@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithm.hpp"
 #include "core/config.hpp"
 #include "core/traits.hpp"
 #include "mpi/call.hpp"
@@ -90,7 +91,8 @@ bool known_algorithm(const char *collective, const std::string &name, std::strin
     list += candidate;
     if (name == candidate) found = true;
   }
-  return found;
+  core::Collective c;  // an alias (bnom, ...) is a name too
+  return found || (core::parse_collective(collective, c) && core::find_algorithm(c, name) != nullptr);
 }
 
 // The configuration registry's snapshot (core/config.hpp): the shim's own
@@ -117,7 +119,8 @@ Config read_config() {
       config.why[c] = std::string(env_name(c)) + "=" + name + " is unknown";
       continue;
     }
-    config.algorithm[c] = name;
+    const core::Algorithm *row = core::find_algorithm(static_cast<core::Collective>(c), name);
+    config.algorithm[c] = row ? std::string(row->name) : name;  // an alias serves as its canonical name
     config.why[c] = std::string(env_name(c)) + "=" + name;
     config.active = true;
     config.any_patcoll = true;

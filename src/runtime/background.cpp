@@ -1,5 +1,6 @@
 // The PAT runtime's background collectives ([PS] §3-4, Figs. 6, 8, 10,
-// 12): PAT_Scatter_init / PAT_Gather_init with bsln, bsbn or bsls
+// 12): PAT_Scatter_init / PAT_Gather_init with a catalogue row of the
+// `background` capability (bsln, bsbn, bsls) on the runtime's communicator
 // (src/api/handles.cpp) register a collective whose non-root (scatter) or
 // root (gather) part the runtime's thread runs right after the exchange at
 // the edge; PAT_Start arms it for the next edge, PAT_Wait / PAT_Run
@@ -18,6 +19,7 @@
 #include "mpi/dispatch.hpp"
 #include "mpi/error.hpp"
 #include "mpi/executor.hpp"
+#include "mpi/registry.hpp"
 #include "patcoll.h"
 #include "runtime.hpp"
 #include "runtime/background.hpp"
@@ -63,14 +65,15 @@ int movement_init(core::Collective collective, const char *algorithm, const void
   if (!handle) return mpi::fail(MPI_ERR_ARG, std::string(call) + ": handle is NULL");
   *handle = nullptr;
   const std::string name = algorithm ? algorithm : "";
-  const char *base = nullptr;
-  if (scatter && name == "bsln") base = "slin";
-  if (scatter && name == "bsbn") base = "sbn";
-  if (!scatter && name == "bsls") base = "sls";
-  if (!scatter && name == "bsbn") base = "sbn";
-  if (!base)
-    return mpi::fail(MPI_ERR_ARG, std::string(call) + ": unknown background algorithm '" + name + "' (" +
-                                      (scatter ? "bsln, bsbn" : "bsls, bsbn") + ")");
+  // A catalogue row with the background capability (by name or alias); it
+  // builds its base's Program (core/catalog.cpp).
+  const mpi::Entry *entry = mpi::find_entry(collective, name);
+  if (!entry || !(entry->capabilities & core::background)) {
+    std::string known;
+    for (const mpi::Entry &e : mpi::entries(collective))
+      if (e.capabilities & core::background) known += (known.empty() ? "" : ", ") + std::string(e.name);
+    return mpi::fail(MPI_ERR_ARG, std::string(call) + ": unknown background algorithm '" + name + "' (" + known + ")");
+  }
   std::lock_guard<std::mutex> lock(g_mutex);
   Runtime *rt = g_runtime;
   if (!rt) return not_initialised(call);
@@ -87,8 +90,7 @@ int movement_init(core::Collective collective, const char *algorithm, const void
     return mpi::fail(rc, std::string(call) + ": " + mpi::last_error());
   auto h = std::make_unique<Handle>();
   h->collective = collective;
-  h->entry = mpi::find_entry(collective, base);
-  if (!h->entry || h->entry->native()) return mpi::fail(MPI_ERR_INTERN, std::string(call) + ": " + base + " is not registered");
+  h->entry = entry;
   h->size = rt->size;
   h->rank = rt->rank;
   mpi::MovementArguments args;
@@ -143,9 +145,17 @@ Handle *live_handle(Runtime *rt, void *handle) {
 namespace patcoll::runtime {
 
 bool is_background_algorithm(core::Collective collective, std::string_view name) {
-  if (collective == core::Collective::scatter) return name == "bsln" || name == "bsbn";
-  if (collective == core::Collective::gather) return name == "bsls" || name == "bsbn";
-  return false;
+  const mpi::Entry *entry = mpi::find_entry(collective, name);
+  return entry && (entry->capabilities & core::background);
+}
+
+bool runtime_communicator(MPI_Comm comm) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const Runtime *rt = g_runtime;
+  if (!rt || comm == MPI_COMM_NULL) return false;
+  int same = MPI_UNEQUAL;
+  if (MPI_Comm_compare(comm, rt->user, &same) != MPI_SUCCESS) return false;
+  return same == MPI_IDENT || same == MPI_CONGRUENT;
 }
 
 int background_init(core::Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
@@ -220,6 +230,10 @@ int background_run(void *handle) {
     ++h->runs;
     h->started = false;
   }
+  // Served by this row, in the background or not (PAT_Get_last_algorithm
+  // on the runtime's communicator); the caller's thread, like the
+  // foreground dispatch.
+  rt->state->last_algorithm[static_cast<std::size_t>(h->collective)] = h->entry->name;
   if (rc != MPI_SUCCESS) return mpi::mpi_failure(rc, "PAT_Run");
   return MPI_SUCCESS;
 }

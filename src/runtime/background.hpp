@@ -1,5 +1,6 @@
 // The PAT runtime's background collectives ([PS] Figs. 6, 8, 10, 12): scatter
-// bsln / bsbn and gather bsls / bsbn, the slin / sbn / sls Programs with the
+// bsln / bsbn and gather bsls / bsbn (catalogue rows with the `background`
+// capability, core/catalog.cpp), the slin / sbn / sls Programs with the
 // part [PS] moves to the background thread run by that thread after the
 // exchange at PAT_Edge. They are persistent collectives of the C API
 // (PAT_Scatter_init / PAT_Gather_init with the algorithm named, PAT_Start
@@ -17,7 +18,12 @@
 
 namespace patcoll::runtime {
 
+// A catalogue row with the `background` capability (name or alias).
 bool is_background_algorithm(core::Collective, std::string_view name);
+// The PAT runtime is running and `comm` is (congruent to) its communicator:
+// a background row's persistent collective then runs part of it in the
+// runtime's thread; anywhere else it is its base in the foreground.
+bool runtime_communicator(MPI_Comm comm);
 // Collective over comm (the runtime's communicator); outside a phase.
 int background_init(core::Collective, const char *algorithm, const void *sendbuf, int sendcount,
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,

@@ -64,7 +64,7 @@ void all_scheduled_right(patcoll::test::Suite &suite, MPI_Comm comm, const std::
   MPI_Comm_size(comm, &size);
   for (Collective c : {Collective::reduce, Collective::allreduce, Collective::scatter, Collective::gather})
     for (const auto &entry : patcoll::mpi::entries(c)) {
-      if (!(entry.restrictions & (patcoll::core::pap_aware | patcoll::core::schedule_based))) continue;
+      if (!(entry.capabilities.bits & (patcoll::core::pap_aware | patcoll::core::schedule_based))) continue;
       const std::string verdict = compare_with_native(c, std::string(entry.name), comm);
       suite.check(verdict.empty(), std::string(patcoll::core::to_string(c)) + " " + std::string(entry.name) +
                                        " after " + after + " P=" + std::to_string(size) + ": " + verdict);

@@ -128,7 +128,7 @@ bool pap_aware(const std::string &name) {
   const patcoll::mpi::Entry *entry = nullptr;
   for (Collective c : {Collective::reduce, Collective::allreduce})
     if (!entry) entry = patcoll::mpi::find_entry(c, name);
-  return entry && !entry->native() && (entry->restrictions & patcoll::core::pap_aware);
+  return entry && !entry->native() && (entry->capabilities & patcoll::core::pap_aware);
 }
 
 std::string joined(const std::vector<std::string> &names) {

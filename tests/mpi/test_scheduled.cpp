@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
     std::mt19937_64 own(77 + 1000003ull * rank);  // per rank: the real delays
     for (Collective c : {Collective::reduce, Collective::allreduce, Collective::scatter, Collective::gather}) {
       for (const auto &entry : patcoll::mpi::entries(c)) {
-        if (!(entry.restrictions & patcoll::core::pap_aware)) continue;
+        if (!(entry.capabilities & patcoll::core::pap_aware)) continue;
         const std::string algorithm(entry.name);
         const int trials = size > 8 ? 3 : 6;  // P = 16 oversubscribes 2 cores 8-fold
         for (int trial = 0; trial < trials; ++trial) {
@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
                         what + ": result differs from native under wrong PATs");
 
           // Determinism: every rank generates the same programs from the same inputs.
-          if (entry.restrictions & patcoll::core::schedule_based) {
+          if (entry.capabilities & patcoll::core::schedule_based) {
             patcoll::core::Params params;
             params.collective = c;
             params.procs = size;

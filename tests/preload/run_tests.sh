@@ -15,6 +15,9 @@
 #               then native: digests unchanged; PATCOLL_SEGMENTS=abc: the
 #               calls fail (the job stops) with one line naming it; an
 #               unreadable PATCOLL_MODEL: one line
+#   aliases     every alias of the catalogue (scatter/gather lin, bnom; gather
+#               ls) as PATCOLL_<COLL>: digests equal to the run without the
+#               shim, the verbose line names the canonical algorithm
 #   threads     MPI_THREAD_MULTIPLE program, two threads per rank, under the
 #               shim with patcoll algorithms and history PATs
 #   history     iterative program with a late rank, PATCOLL_PATS=history,
@@ -163,9 +166,28 @@ algorithms)
   done
   ;;
 
+aliases)
+  baseline
+  # <scatter> <gather> <canonical scatter> <canonical gather>
+  for combination in "lin ls linear linear_sync" "bnom bnom binomial binomial" "bsbn lin bsbn linear"; do
+    read -r scatter gather scatter_name gather_name <<<"$combination"
+    tag="alias-s$scatter-g$gather"
+    run "$tag" "$collectives" "${collectives_args[@]}" -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 \
+        PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather
+    passed "$tag" $?
+    same_digests "$tag" base
+    grep -q "is not a .* algorithm" "$work/$tag.err" && { fail "$tag: an alias was reported unknown"; grep "is not a" "$work/$tag.err"; }
+    for pair in "Scatter $scatter $scatter_name" "Gather $gather $gather_name"; do
+      read -r coll given canonical <<<"$pair"
+      grep -qE "MPI_$coll on MPI_COMM_WORLD \($np ranks\): $canonical, because PATCOLL_${coll^^}=$given" "$work/$tag.err" ||
+        { fail "$tag: MPI_$coll was not served by $canonical for $given"; grep "MPI_$coll" "$work/$tag.err" | head -3; }
+    done
+  done
+  ;;
+
 threads)
   run threads "$bindir/patcoll-preload-threads" -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=binomial \
-      PATCOLL_ALLREDUCE=rabenseifner PATCOLL_SCATTER=bnom PATCOLL_GATHER=bnom PATCOLL_PATS=history
+      PATCOLL_ALLREDUCE=rabenseifner PATCOLL_SCATTER=binomial PATCOLL_GATHER=binomial PATCOLL_PATS=history
   rc=$?
   if [ $rc -eq 77 ] || grep -q '^SKIP' "$work/threads.out"; then cat "$work/threads.out"; exit 77; fi
   passed threads $rc
@@ -236,7 +258,7 @@ fortran)
     program="$bindir/patcoll-preload-fortran-$binding"
     [ -x "$program" ] || { fail "$program was not built"; continue; }
     run "f-$binding-base" "$program" --; passed "f-$binding-base" $?
-    for combination in "binomial ring bnom bnom" "clairvoyant prr sbn sbn"; do
+    for combination in "binomial ring binomial binomial" "clairvoyant prr sbn sbn"; do
       read -r reduce allreduce scatter gather <<<"$combination"
       tag="f-$binding-$reduce"
       run "$tag" "$program" -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_REDUCE=$reduce \

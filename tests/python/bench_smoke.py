@@ -143,6 +143,21 @@ def main():
         if not any(line.split()[:3] == [str(size), str(count), "ring"] for line in p.stdout.splitlines()):
             fail("--bytes run: no table row '%d %d ring'" % (size, count))
 
+    # Aliases in --alg and --baseline run (and are recorded as) their canonical rows.
+    out_a = os.path.join(args.workdir, "aliases.jsonl")
+    p = run(mpi + ["--coll", "scatter,gather", "--alg", "bnom,ls,bsln", "--baseline", "lin", "--count", "10",
+                   "--iters", "1", "--warmup", "0", "--quiet", "--out", out_a])
+    if p.returncode != 0:
+        fail("aliases run exited with %d" % p.returncode)
+    records, problems = bench_schema.check_file(out_a)
+    if problems or not all(r["correct"] for r in records):
+        fail("aliases run: schema or result problems %s" % problems[:3])
+    ran = {(r["collective"], r["algorithm"]) for r in records}
+    wanted = {("scatter", "binomial"), ("scatter", "linear"), ("scatter", "bsln"),
+              ("gather", "binomial"), ("gather", "linear"), ("gather", "linear_sync")}
+    if ran != wanted:
+        fail("aliases run: ran %s, expected %s" % (sorted(ran), sorted(wanted)))
+
     # PAT sources: the vector the library held (pats_s) shows the late rank
     # as the latest, from the runtime's edge estimate and from history.
     for source in ("runtime", "history", "oracle", "none"):

@@ -3,7 +3,9 @@
 // correct data and completion when nobody, a non-root or the root arrives
 // late, for eager (1 int) and rendezvous-sized (1.2 MB) blocks, roots 0
 // and P-1; the data the foreground part reads is the data of PAT_Run time
-// (buffers refilled after the edge); iterations without an edge; misuse.
+// (buffers refilled after the edge); iterations without an edge; misuse;
+// a background name off the runtime's communicator (or before PAT_Init) is
+// its base as an ordinary persistent collective in the foreground.
 #include <mpi.h>
 
 #include <chrono>
@@ -117,6 +119,38 @@ bool run_case(bool scatter, const char *algorithm, int block, int root, Late lat
   return ok;
 }
 
+bool last_algorithm_is(const char *collective, const std::string &name) {
+  const char *last = nullptr;
+  return PAT_Get_last_algorithm(MPI_COMM_WORLD, collective, &last) == MPI_SUCCESS && last && name == last;
+}
+
+// A persistent scatter by `algorithm` on `comm` run twice with PAT_Start /
+// PAT_Wait (no edge involved): every rank's block each time, and
+// PAT_Get_last_algorithm names `algorithm`. At P = 1 every communicator is
+// congruent to the runtime's, so the handle is the runtime's collective
+// (it runs in the foreground without an edge and records the last
+// algorithm on the runtime's communicator, not on `comm`): data only.
+bool foreground_scatter(const char *algorithm, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int block = 3, root = size - 1;
+  std::vector<int> whole(static_cast<std::size_t>(block * size)), own(block, -1);
+  PAT_Handle handle = nullptr;
+  bool ok = PAT_Scatter_init_with(algorithm, whole.data(), block, MPI_INT, own.data(), block, MPI_INT, root, comm,
+                                  MPI_INFO_NULL, &handle) == MPI_SUCCESS;
+  for (int iteration = 0; iteration < 2 && ok; ++iteration) {
+    for (std::size_t i = 0; i < whole.size(); ++i) whole[i] = value(iteration, 0, static_cast<int>(i));
+    ok = PAT_Start(handle) == MPI_SUCCESS && PAT_Wait(&handle) == MPI_SUCCESS;
+    for (int i = 0; i < block && ok; ++i) ok = own[static_cast<std::size_t>(i)] == value(iteration, 0, rank * block + i);
+  }
+  const char *last = nullptr;
+  if (g_size > 1)
+    ok = ok && PAT_Get_last_algorithm(comm, "scatter", &last) == MPI_SUCCESS && last && std::string(last) == algorithm;
+  if (handle) ok = PAT_Handle_free(&handle) == MPI_SUCCESS && ok;
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -133,18 +167,23 @@ int main(int argc, char **argv) {
   }
   int x = 0;
   PAT_Handle handle = nullptr;
-  suite.check(PAT_Scatter_init_with("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &handle) == MPI_ERR_OTHER,
-              "PAT_Scatter_init before PAT_Init is MPI_ERR_OTHER");
+  suite.check(foreground_scatter("bsln", MPI_COMM_WORLD),
+              "bsln before PAT_Init is a persistent slin in the foreground: scatters, reported as bsln");
   suite.check(PAT_Init(MPI_COMM_WORLD) == MPI_SUCCESS, "PAT_Init succeeds");
-  suite.check(PAT_Scatter_init_with("no_such", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+  // Separate buffers: overlapping ones are MPI_ERR_BUFFER before the name is looked at.
+  std::vector<int> all(static_cast<std::size_t>(g_size), 0);
+  suite.check(PAT_Scatter_init_with("no_such", all.data(), 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
                                     &handle) == MPI_ERR_ARG,
               "an unknown algorithm name is MPI_ERR_ARG for PAT_Scatter_init");
-  suite.check(PAT_Gather_init_with("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &handle) == MPI_ERR_ARG,
+  suite.check(PAT_Gather_init_with("bsln", &x, 1, MPI_INT, all.data(), 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &handle) == MPI_ERR_ARG,
               "bsln is not a gather");
-  suite.check(PAT_Scatter_init_with("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_SELF, MPI_INFO_NULL, &handle) ==
-                  (g_size == 1 ? MPI_SUCCESS : MPI_ERR_COMM),
-              "a communicator other than the runtime's is MPI_ERR_COMM");
-  if (g_size == 1) PAT_Handle_free(&handle);
+  suite.check(foreground_scatter("bsbn", MPI_COMM_SELF),
+              "bsbn on a communicator other than the runtime's (P > 1) is a persistent sbn in the foreground");
+  MPI_Comm split = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, g_rank % 2, g_rank, &split);
+  suite.check(foreground_scatter("bsln", split),
+              "bsln on a split of the runtime's communicator (P > 1) is a persistent slin in the foreground");
+  MPI_Comm_free(&split);
   PAT_ProcessingStart();
   suite.check(PAT_Scatter_init_with("bsln", &x, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &handle) == MPI_ERR_OTHER,
               "PAT_Scatter_init inside a phase is MPI_ERR_OTHER");
@@ -160,8 +199,11 @@ int main(int argc, char **argv) {
                                      late_name(late) + " late: correct and finishes";
             suite.check(run_case(scatter, algorithm, block, root, late, true, 2), what);
           }
+  suite.check(last_algorithm_is("gather", "bsbn"), "PAT_Get_last_algorithm names the background row that ran last (gather bsbn)");
   suite.check(run_case(true, "bsbn", 1000, 0, non_root, false, 2), "scatter bsbn without edges runs in the foreground");
   suite.check(run_case(false, "bsls", 1000, 0, root_late, false, 2), "gather bsls without edges runs in the foreground");
+  suite.check(last_algorithm_is("scatter", "bsbn") && last_algorithm_is("gather", "bsls"),
+              "PAT_Get_last_algorithm names a background row run in the foreground (scatter bsbn, gather bsls)");
 
   // Misuse around handles.
   std::vector<int> buffer(static_cast<std::size_t>(g_size), 0);

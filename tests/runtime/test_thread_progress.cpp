@@ -160,8 +160,8 @@ int main(int argc, char **argv) {
         thread_progresses(suite, "allreduce", "ring", 1000, persistent);
         thread_progresses(suite, "reduce", "chain", 100000, persistent);
         thread_progresses(suite, "reduce", "clairvoyant", 5000, persistent);
-        thread_progresses(suite, "scatter", "bnom", 300, persistent);
-        thread_progresses(suite, "gather", "bnom", 300, persistent);
+        thread_progresses(suite, "scatter", "binomial", 300, persistent);
+        thread_progresses(suite, "gather", "binomial", 300, persistent);
       }
       suite.check(PAT_Finalize() == MPI_SUCCESS, "PAT_Finalize");
     }

@@ -202,7 +202,7 @@ TEST(BuilderPlans, OnlyTheScheduleGeneratorsProgramsAskForSynchronousSends) {
         if (generated) {
           EXPECT_TRUE(program.synchronous_sends) << algorithm.name;
         }
-        if (!(algorithm.restrictions & schedule_based)) {
+        if (!(algorithm.capabilities & schedule_based)) {
           EXPECT_FALSE(program.synchronous_sends) << to_string(algorithm.collective) << " " << algorithm.name;
         }
         synchronous += generated && program.synchronous_sends;

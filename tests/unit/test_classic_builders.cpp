@@ -372,7 +372,7 @@ TEST(ClassicBuilders, NonCommutativeOpsAreReducedInRankOrder) {
   for (const auto &[collective, name] : algorithms) {
     const Algorithm *algorithm = find_algorithm(collective, name);
     ASSERT_NE(algorithm, nullptr) << name;
-    EXPECT_EQ(algorithm->restrictions & needs_commutative, 0u) << name;
+    EXPECT_FALSE(algorithm->restrictions & needs_commutative) << name;
     for (int procs : {1, 2, 3, 6, 7, 9, 12, 24, 27})
       for (int root : {0, procs / 3, procs - 1})
         for (std::int64_t count : {std::int64_t{1}, std::int64_t{procs + 3}, std::int64_t{50}}) {

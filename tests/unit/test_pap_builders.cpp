@@ -69,7 +69,7 @@ TEST(ArrivalOrder, WithoutPatsIsRankOrder) {
 // --- scatter -----------------------------------------------------------------
 
 TEST(ScatterLin, RootSendsInRankOrder) {
-  const auto programs = build(Collective::scatter, "lin", make(Collective::scatter, 6, 3, 2));
+  const auto programs = build(Collective::scatter, "linear", make(Collective::scatter, 6, 3, 2));
   EXPECT_EQ(peers(programs[2], OpKind::send), (std::vector<int>{0, 1, 3, 4, 5}));
 }
 
@@ -83,7 +83,7 @@ TEST(ScatterSlin, RootSendsInArrivalOrderEarliestFirst) {
 TEST(ScatterSlin, EqualPatsGiveExactlyLin) {
   Params p = make(Collective::scatter, 7, 5, 3);
   p.arrivals.assign(7, 0.25);
-  EXPECT_EQ(build(Collective::scatter, "slin", p), build(Collective::scatter, "lin", p));
+  EXPECT_EQ(build(Collective::scatter, "slin", p), build(Collective::scatter, "linear", p));
 }
 
 TEST(ScatterSbn, RootFeedsPositionsOneTwoFourOfTheArrivalOrderFirst) {
@@ -112,7 +112,7 @@ TEST(ScatterSbn, RootShufflesIntoBitReversedOrder) {
 TEST(ScatterSbn, WithoutPatsRootZeroNeedsNoShuffleAtPowersOfTwo) {
   // Positions in rank order at slots bitrev(j) are not rank order, so even
   // then the root shuffles; bnom with root 0 sends straight from its buffer.
-  const Program bnom = build(Collective::scatter, "bnom", make(Collective::scatter, 8, 4))[0];
+  const Program bnom = build(Collective::scatter, "binomial", make(Collective::scatter, 8, 4))[0];
   EXPECT_EQ(bnom.scratch_count, 0);
   const Program sbn = build(Collective::scatter, "sbn", make(Collective::scatter, 8, 4))[0];
   EXPECT_EQ(sbn.scratch_count, 8 * 4);
@@ -121,13 +121,13 @@ TEST(ScatterSbn, WithoutPatsRootZeroNeedsNoShuffleAtPowersOfTwo) {
 // --- gather ------------------------------------------------------------------
 
 TEST(GatherLin, RootReceivesInRankOrder) {
-  const auto programs = build(Collective::gather, "lin", make(Collective::gather, 5, 2, 1));
+  const auto programs = build(Collective::gather, "linear", make(Collective::gather, 5, 2, 1));
   EXPECT_EQ(peers(programs[1], OpKind::recv), (std::vector<int>{0, 2, 3, 4}));
 }
 
 TEST(GatherLs, EveryLeafWaitsForAnEmptySyncThenSendsTwoSegments) {
   const int procs = 6;
-  const auto programs = build(Collective::gather, "ls", make(Collective::gather, procs, 9, 2));
+  const auto programs = build(Collective::gather, "linear_sync", make(Collective::gather, procs, 9, 2));
   int syncs = 0;
   for (const Step &step : programs[2].steps)
     for (const Op &op : step.ops) syncs += op.kind == OpKind::send && op.src.count == 0;
@@ -197,7 +197,7 @@ TEST(PapScatterGather, TiedAndClusteredPatsAreProvedCorrectForEveryRoot) {
 TEST(PapBuilders, OutputIsDeterministic) {
   std::mt19937_64 rng(3);
   for (const Algorithm &a : algorithms()) {
-    if (!(a.restrictions & pap_aware) || a.collective == Collective::reduce) continue;
+    if (!(a.capabilities & pap_aware) || a.collective == Collective::reduce) continue;
     Params p = make(a.collective, 13, 40, 4);
     p.arrivals = random_pats(13, rng);
     EXPECT_EQ(build_all(a, p), build_all(a, p)) << a.name;

@@ -69,7 +69,7 @@ TEST(BuilderParams, OnlyPapAwareAlgorithmsSeeThePats) {
   for (const Algorithm &a : algorithms()) {
     p.collective = a.collective;
     const Params seen = builder_params(a, p);
-    if (a.restrictions & pap_aware) EXPECT_EQ(seen.arrivals.size(), 8u) << a.name;
+    if (a.capabilities & pap_aware) EXPECT_EQ(seen.arrivals.size(), 8u) << a.name;
     else EXPECT_TRUE(seen.arrivals.empty()) << a.name;
   }
 }

@@ -53,7 +53,7 @@ TEST(Select, WithoutPatternNativeRunsUnlessAClassicAlgorithmIsPredictedFaster) {
     if (s.name == native_name) continue;
     const Algorithm *chosen = find_algorithm(c, s.name);
     ASSERT_NE(chosen, nullptr);
-    EXPECT_FALSE(chosen->restrictions & pap_aware) << s.name;
+    EXPECT_FALSE(chosen->capabilities & pap_aware) << s.name;
     EXPECT_LT(find_prediction(s.predictions, s.name)->seconds, native->seconds * (1 - selector.options().hysteresis));
     EXPECT_FALSE(s.pattern.empty()) << to_string(c);
   }
@@ -97,12 +97,12 @@ TEST(Select, BalancedArrivalsRankNativeAgainstEveryClassicAlgorithm) {
     }
     EXPECT_TRUE(ranked.count(std::string(native_name))) << to_string(c);
     for (const Algorithm &a : algorithms()) {
-      if (a.collective == c && !(a.restrictions & pap_aware) && unsupported_reason(a, p).empty()) {
+      if (a.collective == c && !(a.capabilities & pap_aware) && unsupported_reason(a, p).empty()) {
         EXPECT_TRUE(ranked.count(std::string(a.name))) << to_string(c) << ": " << a.name;
       }
     }
     const std::string first(s.name);
-    EXPECT_TRUE(first == native_name || !(find_algorithm(c, first)->restrictions & pap_aware)) << first;
+    EXPECT_TRUE(first == native_name || !(find_algorithm(c, first)->capabilities & pap_aware)) << first;
     // A jitter far below the quantum is the same balanced pattern, from the cache.
     p.arrivals[3] = 1e-4 * balanced_best_classic(p);
     Selection again = selector.select(p);
@@ -124,7 +124,7 @@ TEST(Select, OneLateRankByTheBalancedTimeChoosesAPapAwareAlgorithmPredictedFaste
       EXPECT_NE(s.name, native_name) << to_string(c) << " P=" << procs;
       const Algorithm *chosen = find_algorithm(c, s.name);
       ASSERT_NE(chosen, nullptr);
-      EXPECT_TRUE(chosen->restrictions & pap_aware);
+      EXPECT_TRUE(chosen->capabilities & pap_aware);
       double native = 0, mine = 0;
       for (const Prediction &q : s.predictions) {
         if (q.name == native_name) native = q.seconds;
@@ -152,7 +152,7 @@ TEST(Select, HysteresisKeepsTheCurrentChoiceUnlessTheBestIsClearlyFaster) {
   Params flat = p;
   flat.arrivals.assign(16, 0.0);
   Selection balanced = selector.select(flat);
-  EXPECT_TRUE(balanced.name == native_name || !(find_algorithm(Collective::reduce, balanced.name)->restrictions & pap_aware));
+  EXPECT_TRUE(balanced.name == native_name || !(find_algorithm(Collective::reduce, balanced.name)->capabilities & pap_aware));
   EXPECT_TRUE(balanced.changed);
 }
 
@@ -731,7 +731,7 @@ TEST(SelectBalanced, TheBalancedRankingIsNativeAndEveryClassicAlgorithm) {
   for (const Prediction &q : ranked) names.emplace(q.name);
   std::set<std::string> want{std::string(native_name)};
   for (const Algorithm &a : algorithms())
-    if (a.collective == Collective::reduce && !(a.restrictions & pap_aware) && unsupported_reason(a, p).empty())
+    if (a.collective == Collective::reduce && !(a.capabilities & pap_aware) && unsupported_reason(a, p).empty())
       want.emplace(a.name);
   EXPECT_EQ(names, want);
   // Native stands for the best of the size rule's classic algorithms.

@@ -378,14 +378,14 @@ void check_balanced(std::initializer_list<PsCase> cases) {
 }  // namespace
 
 TEST(ProficzScatterGather, LinearRunTimeIsEq3) {
-  check_balanced({{Collective::scatter, "lin", ps_lin},
-                  {Collective::gather, "lin", ps_lin},
+  check_balanced({{Collective::scatter, "linear", ps_lin},
+                  {Collective::gather, "linear", ps_lin},
                   {Collective::scatter, "slin", ps_lin},
                   {Collective::scatter, "bsln", ps_lin}});
 }
 
 TEST(ProficzScatterGather, LinearElapsedTimeIsEq4) {
-  REQUIRE_ALGORITHM(lin, Collective::scatter, "lin");
+  REQUIRE_ALGORITHM(lin, Collective::scatter, "linear");
   for (int procs : {2, 4, 8, 16}) {
     const Params params = ps_params(Collective::scatter, procs);
     const SimulateResult result = simulate(*lin, params, ps_options());
@@ -395,12 +395,12 @@ TEST(ProficzScatterGather, LinearElapsedTimeIsEq4) {
 }
 
 TEST(ProficzScatterGather, LinearSynchronisedGatherRunTimeIsEq5) {
-  check_balanced({{Collective::gather, "ls", ps_ls}, {Collective::gather, "sls", ps_ls}, {Collective::gather, "bsls", ps_ls}});
+  check_balanced({{Collective::gather, "linear_sync", ps_ls}, {Collective::gather, "sls", ps_ls}, {Collective::gather, "bsls", ps_ls}});
 }
 
 TEST(ProficzScatterGather, BinomialRunTimeIsEq7) {
-  check_balanced({{Collective::scatter, "bnom", ps_bn},
-                  {Collective::gather, "bnom", ps_bn},
+  check_balanced({{Collective::scatter, "binomial", ps_bn},
+                  {Collective::gather, "binomial", ps_bn},
                   {Collective::scatter, "sbn", ps_bn},
                   {Collective::gather, "sbn", ps_bn},
                   {Collective::scatter, "bsbn", ps_bn},
@@ -408,7 +408,7 @@ TEST(ProficzScatterGather, BinomialRunTimeIsEq7) {
 }
 
 TEST(ProficzScatterGather, BinomialGatherElapsedTimeIsEq8) {
-  REQUIRE_ALGORITHM(bnom, Collective::gather, "bnom");
+  REQUIRE_ALGORITHM(bnom, Collective::gather, "binomial");
   for (int procs : {2, 4, 8, 16}) {
     const Params params = ps_params(Collective::gather, procs);
     const SimulateResult result = simulate(*bnom, params, ps_options());
@@ -419,8 +419,8 @@ TEST(ProficzScatterGather, BinomialGatherElapsedTimeIsEq8) {
 }
 
 TEST(ProficzScatterGather, LateFirstReceiverDelaysTheUnsortedTreesByItsDelayEq9_17_21) {
-  const PsCase cases[] = {{Collective::scatter, "lin", ps_lin}, {Collective::gather, "ls", ps_ls},
-                          {Collective::gather, "bnom", ps_bn}, {Collective::gather, "sbn", ps_bn}};
+  const PsCase cases[] = {{Collective::scatter, "linear", ps_lin}, {Collective::gather, "linear_sync", ps_ls},
+                          {Collective::gather, "binomial", ps_bn}, {Collective::gather, "sbn", ps_bn}};
   int checked = 0;
   for (const PsCase &c : cases) {
     const Algorithm *algorithm = find_algorithm(c.collective, c.name);
@@ -440,7 +440,7 @@ TEST(ProficzScatterGather, LateFirstReceiverDelaysTheUnsortedTreesByItsDelayEq9_
 // rank 1's block last, so a late rank 1 only delays that last message:
 // max(D + α + (N/P)β, r_BN), the same as the sorted sbn (eq. 14).
 TEST(ProficzScatterGather, BinomialScatterServesRankOneLastUnlikeEq13) {
-  REQUIRE_ALGORITHM(bnom, Collective::scatter, "bnom");
+  REQUIRE_ALGORITHM(bnom, Collective::scatter, "binomial");
   for (int procs : {4, 8, 16})
     for (double rounds : {0.5, 3.0, 20.0}) {
       const double delay = rounds * ps_bn(procs);
@@ -481,10 +481,10 @@ TEST(ProficzScatterGather, SortedLinearSynchronisedGatherEq18) {
 }
 
 TEST(ProficzScatterGather, LateRootDelaysEveryAlgorithmByItsDelayEq12_16_19_23) {
-  const PsCase cases[] = {{Collective::scatter, "lin", ps_lin}, {Collective::scatter, "slin", ps_lin},
-                          {Collective::scatter, "bnom", ps_bn}, {Collective::scatter, "sbn", ps_bn},
-                          {Collective::gather, "lin", ps_lin},  {Collective::gather, "ls", ps_ls},
-                          {Collective::gather, "sls", ps_ls},   {Collective::gather, "bnom", ps_bn},
+  const PsCase cases[] = {{Collective::scatter, "linear", ps_lin}, {Collective::scatter, "slin", ps_lin},
+                          {Collective::scatter, "binomial", ps_bn}, {Collective::scatter, "sbn", ps_bn},
+                          {Collective::gather, "linear", ps_lin},  {Collective::gather, "linear_sync", ps_ls},
+                          {Collective::gather, "sls", ps_ls},   {Collective::gather, "binomial", ps_bn},
                           {Collective::gather, "sbn", ps_bn}};
   int checked = 0;
   for (const PsCase &c : cases) {
@@ -509,7 +509,7 @@ TEST(ProficzScatterGather, LateRootDelaysEveryAlgorithmByItsDelayEq12_16_19_23) 
 // receives the current leaf's second segment: every leaf but the first
 // costs 2α + (N/P)β instead of eq. (5)'s 3α + (N/P)β.
 TEST(ProficzScatterGather, LinearSynchronisedGatherHidesTheSyncInFullDuplex) {
-  REQUIRE_ALGORITHM(ls, Collective::gather, "ls");
+  REQUIRE_ALGORITHM(ls, Collective::gather, "linear_sync");
   for (int procs : {2, 4, 8, 16}) {
     const Params params = ps_params(Collective::gather, procs);
     EXPECT_TIME(simulated(*ls, params), ps_ls(procs) - (procs - 2) * kPs.alpha, params);

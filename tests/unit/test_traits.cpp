@@ -62,7 +62,7 @@ TEST(Traits, OnlyReductionsCombine) {
 
 TEST(Restrictions, ScheduleBasedAlgorithmsHaveAGeneratorThatBuildsAllRanksAtOnce) {
   for (const Algorithm &a : algorithms()) {
-    if (a.restrictions & schedule_based) {
+    if (a.capabilities & schedule_based) {
       EXPECT_NE(a.build_all, nullptr) << a.name;
     }
   }

@@ -89,7 +89,7 @@ TEST(UnequalSegments, AlgorithmsThatIgnoreSizesRefuseThem) {
   for (const Algorithm &algorithm : algorithms()) {
     Params params = reduce_params(4, 0, {3, 3, 4});
     params.collective = algorithm.collective;
-    const bool takes = (algorithm.restrictions & takes_segment_sizes) != 0;
+    const bool takes = (algorithm.capabilities & takes_segment_sizes) != 0;
     EXPECT_EQ(unsupported_reason(algorithm, params).empty(), takes) << algorithm.name;
   }
 }

@@ -579,6 +579,13 @@ int main(int argc, char **argv) {
     if (!anywhere)
       return die("--baseline: " + patcoll::cli::unknown_algorithm(options.baseline, collective_names(options)));
   }
+  // An alias (bnom, ...) names its canonical row from here on (records, summary).
+  auto canonical = [&](std::string &name) {
+    for (Collective c : options.collectives)
+      if (const patcoll::mpi::Entry *e = patcoll::mpi::find_entry(c, name)) return void(name = std::string(e->name));
+  };
+  for (std::string &wanted : options.algorithms) canonical(wanted);
+  canonical(options.baseline);
 
   // The trace is read by rank 0 and broadcast, with its verdict.
   std::vector<std::vector<double>> trace;

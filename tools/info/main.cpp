@@ -3,7 +3,7 @@
 // the version, the MPI library it was built against (and the one it runs
 // with), every PATCOLL_* variable of the configuration registry with its
 // type, default, current value and documentation, and every algorithm
-// with its restrictions.
+// with its restrictions, capabilities and aliases.
 //
 //   patcoll-info               everything, for people
 //   patcoll-info --parsable    one attribute per line, ':'-separated, free
@@ -19,7 +19,10 @@
 //                              variable:<name>:problem:<text>     (when invalid)
 //                              variable:<name>:help:<documentation>
 //                              algorithm:<collective>:<name>:restrictions:<list>
+//                              algorithm:<collective>:<name>:capabilities:<list>
+//                              algorithm:<collective>:<name>:aliases:<list>
 //                              algorithm:<collective>:<name>:help:<description>
+//                              (lists comma-separated, "none" when empty)
 // Every value checked as the library will check it: an unknown algorithm
 // name, an unreadable or malformed PATCOLL_MODEL file, a malformed number.
 // Exit 0; 1 when any value is invalid (each marked, with a problem line);
@@ -132,15 +135,20 @@ int print_human() {
       std::printf("  problem: %s\n", problem.c_str());
       ++invalid;
     }
-  std::printf("\nAlgorithms (collective, name, restrictions, description; `native` is the MPI library's own):\n");
+  std::printf("\nAlgorithms (collective, name, restrictions: what the call must satisfy, capabilities: what the\n"
+              "algorithm is, aliases: other accepted names; `native` is the MPI library's own):\n");
+  std::printf("  %-9s %-18s %-12s %-40s %-8s %s\n", "coll", "name", "restrictions", "capabilities", "aliases",
+              "description");
   for (const core::CollectiveTraits &t : core::collectives()) {
     const core::Collective c = t.collective;
-    std::printf("  %-9s %-18s %-36s %s\n", std::string(core::to_string(c)).c_str(), "native", "none",
-                "the MPI library's own implementation (PMPI)");
+    std::printf("  %-9s %-18s %-12s %-40s %-8s %s\n", std::string(core::to_string(c)).c_str(), "native", "none", "none",
+                "none", "the MPI library's own implementation (PMPI)");
     for (const core::Algorithm &a : core::algorithms())
       if (a.collective == c)
-        std::printf("  %-9s %-18s %-36s %s\n", std::string(core::to_string(c)).c_str(), std::string(a.name).c_str(),
-                    core::restrictions_to_string(a.restrictions).c_str(), std::string(a.description).c_str());
+        std::printf("  %-9s %-18s %-12s %-40s %-8s %s\n", std::string(core::to_string(c)).c_str(),
+                    std::string(a.name).c_str(), core::restrictions_to_string(a.restrictions).c_str(),
+                    core::capabilities_to_string(a.capabilities).c_str(), core::aliases_to_string(a).c_str(),
+                    std::string(a.description).c_str());
   }
   return invalid;
 }
@@ -170,12 +178,17 @@ int print_parsable() {
     const core::Collective c = t.collective;
     const std::string coll(core::to_string(c));
     std::printf("algorithm:%s:native:restrictions:none\n", coll.c_str());
+    std::printf("algorithm:%s:native:capabilities:none\n", coll.c_str());
+    std::printf("algorithm:%s:native:aliases:none\n", coll.c_str());
     std::printf("algorithm:%s:native:help:the MPI library's own implementation (PMPI)\n", coll.c_str());
     for (const core::Algorithm &a : core::algorithms())
       if (a.collective == c) {
         const std::string name(a.name);
         std::printf("algorithm:%s:%s:restrictions:%s\n", coll.c_str(), name.c_str(),
                     core::restrictions_to_string(a.restrictions).c_str());
+        std::printf("algorithm:%s:%s:capabilities:%s\n", coll.c_str(), name.c_str(),
+                    core::capabilities_to_string(a.capabilities).c_str());
+        std::printf("algorithm:%s:%s:aliases:%s\n", coll.c_str(), name.c_str(), core::aliases_to_string(a).c_str());
         std::printf("algorithm:%s:%s:help:%s\n", coll.c_str(), name.c_str(), std::string(a.description).c_str());
       }
   }
@@ -186,7 +199,7 @@ constexpr const char *kUsage =
     "usage: patcoll-info [--parsable]\n"
     "The library's version, the MPI library it was built against and runs with, every PATCOLL_* environment\n"
     "variable (type, default, scope, current value, problems, documentation) and every algorithm with its\n"
-    "restrictions.\n"
+    "restrictions, capabilities and aliases.\n"
     "  --parsable   one ':'-separated attribute per line, free text last (version:, mpi:, variable:,\n"
     "               algorithm:)\n"
     "Exit status: 0; 1 when a variable's value is invalid (marked, with a problem line); 2 for a bad argument.\n";

@@ -83,7 +83,7 @@ def m_table1():
     per_rank = mg // P
     rows = []
     gbounds = (n * a, f * mg * b)
-    for name in ("lin", "ls", "bnom", "sls", "sbn"):
+    for name in ("linear", "linear_sync", "binomial", "sls", "sbn"):
         t = terms(dict(collective="gather", algorithms=name, procs=P, bytes=per_rank), a, b, 0)[:2]
         rows.append([name] + ["%.4g (%.2f×)" % (x * 1e3, x / y) for x, y in zip(t, gbounds)])
     print("Gather, P = 128, 4 MiB in all (32 KiB per rank), same machine:\n")
@@ -380,41 +380,41 @@ def ps_eq21():
     rows = []
     for P in (8, 13, 48):
         per_rank = 2 * 2**20 * 4 // 48  # [PS]: 2 Mi floats in all at P = 48
-        base = sim(collective="gather", algorithms="bnom,sbn", procs=P, bytes=per_rank, **cost)
-        r_bn = {x["algorithm"]: x["run_time"] for x in base}["bnom"]
+        base = sim(collective="gather", algorithms="binomial,sbn", procs=P, bytes=per_rank, **cost)
+        r_bn = {x["algorithm"]: x["run_time"] for x in base}["binomial"]
         for D in (1e-3, 20e-3):
-            worst = {"bnom": 0.0, "sbn": 0.0}
-            exact = {"bnom": 0, "sbn": 0}
+            worst = {"binomial": 0.0, "sbn": 0.0}
+            exact = {"binomial": 0, "sbn": 0}
             paps = ",".join("one-late:%g:%d" % (D, k) for k in range(1, P))
-            res = sim(collective="gather", algorithms="bnom,sbn", procs=P, bytes=per_rank, pap=paps, **cost)
+            res = sim(collective="gather", algorithms="binomial,sbn", procs=P, bytes=per_rank, pap=paps, **cost)
             for x in res:
                 eq21 = D + r_bn
                 dev = x["run_time"] / eq21 - 1
                 worst[x["algorithm"]] = max(worst[x["algorithm"]], abs(dev))
                 exact[x["algorithm"]] += abs(dev) < 1e-9
             rows.append([P, "one late, every rank k = 1…%d" % (P - 1), "%g ms" % (D * 1e3),
-                         "%d / %d exact, max |dev| %.3f" % (exact["bnom"], P - 1, worst["bnom"]),
+                         "%d / %d exact, max |dev| %.3f" % (exact["binomial"], P - 1, worst["binomial"]),
                          "%d / %d exact, max |dev| %.3f" % (exact["sbn"], P - 1, worst["sbn"])])
         for D in (1e-3, 20e-3, 100e-3):
             # 20 PAPs: one rand-late pattern per seed, the same for both algorithms
-            ratios, over = [], {"bnom": [], "sbn": []}
+            ratios, over = [], {"binomial": [], "sbn": []}
             for seed in range(1, 21):
-                res = sim(collective="gather", algorithms="bnom,sbn", procs=P, bytes=per_rank,
+                res = sim(collective="gather", algorithms="binomial,sbn", procs=P, bytes=per_rank,
                           pap="rand-late:%g" % D, seed=seed, **cost)
                 t = {x["algorithm"]: x for x in res}
-                bound = t["bnom"]["imbalance"] + r_bn
-                ratios.append(t["sbn"]["run_time"] / t["bnom"]["run_time"])
+                bound = t["binomial"]["imbalance"] + r_bn
+                ratios.append(t["sbn"]["run_time"] / t["binomial"]["run_time"])
                 for alg in over:
                     over[alg].append(t[alg]["run_time"] / bound)
             rows.append([P, "all random, 20 PAPs", "%g ms" % (D * 1e3),
-                         "r / (I + r_BN): %.3f–%.3f" % (min(over["bnom"]), max(over["bnom"])),
-                         "r / (I + r_BN): %.3f–%.3f; sbn / bnom %.3f–%.3f" % (min(over["sbn"]), max(over["sbn"]),
+                         "r / (I + r_BN): %.3f–%.3f" % (min(over["binomial"]), max(over["binomial"])),
+                         "r / (I + r_BN): %.3f–%.3f; sbn / binomial %.3f–%.3f" % (min(over["sbn"]), max(over["sbn"]),
                                                                              min(ratios), max(ratios))])
     print("Gather, [PS]'s emulated 1 Gb/s cluster (α = 50 µs, β = 8 ns/B, unidirectional as [PS] counts), "
           "2 Mi floats in all at P = 48 (the same 43 690 floats per rank at P = 8, 13). Eq. (21) generalised: "
           "r = a_k − a_0 + r_BN for whichever rank k is late; for random PAPs the analogue is I + r_BN "
           "(I = max a − min a):\n")
-    table(["P", "PAP", "D", "bnom vs eq. (21)", "sbn vs eq. (21)"], rows)
+    table(["P", "PAP", "D", "binomial vs eq. (21)", "sbn vs eq. (21)"], rows)
 
 
 SECTIONS = {"m_table1": m_table1, "ll_table2": ll_table2, "m_fig6": m_fig6, "m_table8": m_table8,

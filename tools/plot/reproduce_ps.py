@@ -30,7 +30,8 @@ P = 48
 COUNT = 2 * 1024 * 1024 // P  # floats per rank
 COST = dict(alpha=50e-6, beta=8e-9, gamma=0.0)
 DELAYS_MS = [0, 1, 5, 10, 20, 50, 100, 200, 500]
-ALGORITHMS = {"scatter": ["lin", "slin", "bnom", "sbn"], "gather": ["lin", "ls", "sls", "bnom", "sbn"]}
+ALGORITHMS = {"scatter": ["linear", "slin", "binomial", "sbn"],
+              "gather": ["linear", "linear_sync", "sls", "binomial", "sbn"]}
 
 
 def run(sim, collective, delay_ms, seeds, ports):

@@ -22,7 +22,7 @@ Experiments (`--only`):
   pa4   [PA] Table 4: prr vs ring, 128 Ki-8 Mi floats, rank 1 late and all
         ranks random (uniform in [0, D]); e difference and speed-up.
   ps    [PS] Tables 3/4 and Fig. 14/15 with the foreground algorithms:
-        scatter lin/slin/bnom/sbn, gather lin/ls/sls/bnom/sbn, P = 48,
+        scatter linear/slin/binomial/sbn, gather linear/linear_sync/sls/binomial/sbn, P = 48,
         128 Ki-2 Mi floats in all, all ranks random; mean run time.
   m4    [M] Table 4: reduce, P = 128 (curie128), 4 MiB, balanced.
   m12   [M] Fig. 12/13: reduce, P = 128, rank 127 late by 0..4 t_c,
@@ -270,7 +270,7 @@ def pa4(runner, out, iters, sizes):
 
 # ---- [PS] ------------------------------------------------------------------
 
-PS_ALGS = {"scatter": ["lin", "slin", "bnom", "sbn"], "gather": ["lin", "ls", "sls", "bnom", "sbn"]}
+PS_ALGS = {"scatter": ["linear", "slin", "binomial", "sbn"], "gather": ["linear", "linear_sync", "sls", "binomial", "sbn"]}
 
 
 def ps(runner, out, iters):
@@ -279,7 +279,7 @@ def ps(runner, out, iters):
     for coll in ("scatter", "gather"):
         for d in PS_DELAYS_MS:
             recs = runner.run("ps_%s_d%d" % (coll, d), "tryton48", 48,
-                              ["--coll", coll, "--alg", ",".join(PS_ALGS[coll]), "--baseline", "lin",
+                              ["--coll", coll, "--alg", ",".join(PS_ALGS[coll]), "--baseline", "linear",
                                "--count", counts, "--pattern", "rand-late", "--max-delay", "%dms" % d,
                                "--iters", str(iters if d else 1), "--warmup", "0"])
             for s in PS_SIZES_KI:
@@ -292,8 +292,8 @@ def ps(runner, out, iters):
           "(the same PAPs for every algorithm). The paper's tables compare the *background* "
           "variants (BSLN vs LIN, BSLS vs LS), which run on the PAT runtime's thread: threads inside "
           "a rank are not simulated by SMPI, so the nearest foreground variants (SLIN, SLS) stand in.\n" % iters)
-    for coll, base, pap, title, paper in (("scatter", "lin", "slin", "Table 3: r(LIN)/r(SLIN) SMPI vs r(LIN)/r(BSLN) paper", PS_TABLE3),
-                                          ("gather", "ls", "sls", "Table 4: r(LS)/r(SLS) SMPI vs r(LS)/r(BSLS) paper", PS_TABLE4)):
+    for coll, base, pap, title, paper in (("scatter", "linear", "slin", "Table 3: r(LIN)/r(SLIN) SMPI vs r(LIN)/r(BSLN) paper", PS_TABLE3),
+                                          ("gather", "linear_sync", "sls", "Table 4: r(LS)/r(SLS) SMPI vs r(LS)/r(BSLS) paper", PS_TABLE4)):
         print("%s; each cell r(%s) − r(%s) [ms] (SMPI); ratio SMPI / paper:\n" % (title, pap.upper(), base.upper()))
         rows = []
         for s in PS_SIZES_KI:
@@ -308,7 +308,7 @@ def ps(runner, out, iters):
         print(table(["max delay [ms]"] + PS_ALGS[coll], rows))
     print("[PS] §5.2 text (scatter, 2 Mi floats): LIN %d → %d ms, SLIN %d → %d ms (BSLN %d → %d) for D = 0 → 50 ms; "
           "SMPI: LIN %.1f → %.1f, SLIN %.1f → %.1f.\n" % (*PS_TEXT["lin"], *PS_TEXT["slin"], *PS_TEXT["bsln"],
-                                                           r[("scatter", "lin", 2048, 0)][0], r[("scatter", "lin", 2048, 50)][0],
+                                                           r[("scatter", "linear", 2048, 0)][0], r[("scatter", "linear", 2048, 50)][0],
                                                            r[("scatter", "slin", 2048, 0)][0], r[("scatter", "slin", 2048, 50)][0]))
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for ax, coll in zip(axes, ("scatter", "gather")):

@@ -149,11 +149,11 @@ std::vector<std::vector<double>> make_paps(const PapSpec &spec, int procs, doubl
 // builders decide it): the schedule-based reduces schedule_segment_count
 // (N_opt of [M] §5.2 unless fixed), the segmented trees and chains
 // segments_for_bytes(kDefaultSegmentBytes), Clairvoyant allreduce its plan's
-// fold segments (clairvoyant_fold_segments; 1 when nothing is folded), ls/sls
-// two per leaf; every other algorithm sends whole messages or blocks: 1.
+// fold segments (clairvoyant_fold_segments; 1 when nothing is folded),
+// linear_sync/sls (and bsls) two per leaf; every other algorithm sends whole messages or blocks: 1.
 std::int64_t segments_used(const Algorithm &algorithm, const Params &params) {
-  const std::string_view name = algorithm.name;
-  if (algorithm.collective == Collective::reduce && (algorithm.restrictions & schedule_based))
+  const std::string_view name = algorithm.base.empty() ? algorithm.name : algorithm.base;  // background: its base
+  if (algorithm.collective == Collective::reduce && (algorithm.capabilities & schedule_based))
     return schedule_segment_count(params);
   if ((algorithm.collective == Collective::reduce && (name == "chain" || name == "binary")) ||
       (algorithm.collective == Collective::allreduce && (name == "linear_tree" || name == "slt")))
@@ -164,7 +164,8 @@ std::int64_t segments_used(const Algorithm &algorithm, const Params &params) {
     if (plan.segments > 0) return std::min(plan.segments, std::max<std::int64_t>(1, params.count));
     return clairvoyant_fold_segments(params, params.procs - plan.folded);
   }
-  if (algorithm.collective == Collective::gather && (name == "ls" || name == "sls")) return params.count > 1 ? 2 : 1;
+  if (algorithm.collective == Collective::gather && (name == "linear_sync" || name == "sls"))
+    return params.count > 1 ? 2 : 1;
   return 1;
 }
 
@@ -376,7 +377,8 @@ int run(int argc, char **argv) {
   if (list) {
     for (const Algorithm &a : algorithms())
       std::cout << to_string(a.collective) << ' ' << a.name << " [" << restrictions_to_string(a.restrictions)
-                << "] " << a.description << '\n';
+                << "] [" << capabilities_to_string(a.capabilities) << "] [" << aliases_to_string(a) << "] "
+                << a.description << '\n';
     return 0;
   }
 
@@ -510,7 +512,7 @@ int run(int argc, char **argv) {
                   const auto time_now = [] { return std::chrono::steady_clock::now(); };
                   const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
                   const std::string reason = unsupported_reason(*algorithm, params);
-                  const bool pap_aware = (algorithm->restrictions & Restriction::pap_aware) != 0;
+                  const bool pap_aware = (algorithm->capabilities & Capability::pap_aware);
                   std::optional<FlatPrograms> shared;
                   double shared_build_seconds = 0;
                   if (reason.empty() && !pap_aware) {

@@ -10,4 +10,4 @@
 
 #include "classic.hpp"             // reduce/allreduce classics
 #include "pap.hpp"                 // slt, prr, scatter/gather families
-#include "../generators/scheduled.hpp"  // clairvoyant, uni_greedy, bi_greedy
+#include "scheduled.hpp"            // clairvoyant, uni_greedy, bi_greedy

@@ -66,22 +66,22 @@ std::int64_t clairvoyant_fold_segments(const Params &, int group_size);
 
 // MPI_Scatter ([PS] §2.1, §4.1). Each has a per-rank builder and an _all
 // builder that computes the plan (order, slot tree) once (plan.hpp).
-Program scatter_lin(const Params &, int rank);
-std::vector<Program> scatter_lin_all(const Params &);  // one plan for every rank
-Program scatter_bnom(const Params &, int rank);
-std::vector<Program> scatter_bnom_all(const Params &);  // one plan for every rank
+Program scatter_linear(const Params &, int rank);
+std::vector<Program> scatter_linear_all(const Params &);  // one plan for every rank
+Program scatter_binomial(const Params &, int rank);
+std::vector<Program> scatter_binomial_all(const Params &);  // one plan for every rank
 Program scatter_slin(const Params &, int rank);
 std::vector<Program> scatter_slin_all(const Params &);  // one plan for every rank
 Program scatter_sbn(const Params &, int rank);
 std::vector<Program> scatter_sbn_all(const Params &);  // one plan for every rank
 
 // MPI_Gather ([PS] §2.1, §4.2)
-Program gather_lin(const Params &, int rank);
-std::vector<Program> gather_lin_all(const Params &);  // one plan for every rank
-Program gather_ls(const Params &, int rank);
-std::vector<Program> gather_ls_all(const Params &);  // one plan for every rank
-Program gather_bnom(const Params &, int rank);
-std::vector<Program> gather_bnom_all(const Params &);  // one plan for every rank
+Program gather_linear(const Params &, int rank);
+std::vector<Program> gather_linear_all(const Params &);  // one plan for every rank
+Program gather_linear_sync(const Params &, int rank);
+std::vector<Program> gather_linear_sync_all(const Params &);  // one plan for every rank
+Program gather_binomial(const Params &, int rank);
+std::vector<Program> gather_binomial_all(const Params &);  // one plan for every rank
 Program gather_sls(const Params &, int rank);
 std::vector<Program> gather_sls_all(const Params &);  // one plan for every rank
 Program gather_sbn(const Params &, int rank);

@@ -1,29 +1,38 @@
-// Schedule-based reduce algorithms: Clairvoyant ([M], [PO]) and the
-// Lowery–Langou greedy reductions ([LL]). The generators themselves are
-// declared in their own headers in this folder.
+// The generator inputs of the schedule-based reduces of the catalogue
+// (builders/reduce/clairvoyant.cpp, uni_greedy.cpp, bi_greedy.cpp): the
+// collective parameters turned into what the Clairvoyant ([M], [PO]) and
+// Lowery–Langou ([LL]) generators take. The generators themselves are
+// declared in clairvoyant.hpp and greedy.hpp in this folder.
 #pragma once
 
 #include <vector>
 
 #include "../algorithm.hpp"
 #include "../flat.hpp"
+#include "clairvoyant.hpp"
+#include "greedy.hpp"
+#include "schedule.hpp"
 
 namespace patcoll::core {
 
-struct ClairvoyantInput;
-// The Clairvoyant generator input the catalogue entry uses for `params`.
+// Clairvoyant: N segments (schedule_segment_count), d = α + B(β + γ) for
+// the largest segment of B bytes ([M] §5.2), PATs from Params::arrivals.
 ClairvoyantInput clairvoyant_input(const Params &);
+// uni_greedy / bi_greedy: t_comm = α + βs, t_comp = γs, same N and PATs;
+// Params::segment_sizes gives each segment its own s.
+GreedyInput greedy_input(const Params &);
 
-std::vector<Program> reduce_clairvoyant(const Params &);  // clairvoyant_segtree
-std::vector<Program> reduce_uni_greedy(const Params &);   // [LL] Algorithm 1
-std::vector<Program> reduce_bi_greedy(const Params &);    // [LL] Algorithm 2
-// The same schedules, converted for one rank only (the MPI path).
-Program reduce_clairvoyant_rank(const Params &, int rank);
-Program reduce_uni_greedy_rank(const Params &, int rank);
-Program reduce_bi_greedy_rank(const Params &, int rank);
-// The same steps, every rank, in the simulator's form (Algorithm::build_flat).
-FlatPrograms reduce_clairvoyant_flat(const Params &);
-FlatPrograms reduce_uni_greedy_flat(const Params &);
-FlatPrograms reduce_bi_greedy_flat(const Params &);
+// The three forms of a catalogue row over generator `generate` fed by
+// `input`: every rank's Programs, the simulator's flat form (the same
+// steps), and one rank's Program (the generator still schedules every
+// rank: that is what it decides; only this rank's transfers are kept).
+template <auto generate, auto input>
+struct ScheduledBuilder {
+  static std::vector<Program> all(const Params &params) { return schedule_to_programs(generate(input(params)), params); }
+  static FlatPrograms flat(const Params &params) { return schedule_to_flat(generate(input(params)), params); }
+  static Program rank(const Params &params, int rank) {
+    return schedule_to_program(generate(input(params)), params, rank);
+  }
+};
 
 }  // namespace patcoll::core

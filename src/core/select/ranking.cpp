@@ -48,7 +48,9 @@ std::vector<Prediction> predict_candidates(const Params &params) {
     if (const Algorithm *algorithm = find_algorithm(params.collective, name)) consider(*algorithm, false);
   if (std::isfinite(best_classic)) out.insert(out.begin(), Prediction{native_name, best_classic, false});
   for (const Algorithm &algorithm : algorithms())
-    if (algorithm.collective == params.collective && (algorithm.restrictions & pap_aware)) consider(algorithm, true);
+    if (algorithm.collective == params.collective && (algorithm.capabilities & pap_aware) &&
+        !(algorithm.capabilities & background))  // a background row is its base in the foreground
+      consider(algorithm, true);
   fastest_first(out);
   return out;
 }
@@ -62,7 +64,9 @@ std::vector<Prediction> predict_balanced(const Params &params) {
   for (const Algorithm &algorithm : algorithms()) {
     // Classic rows only: a PAP-aware one is a classic one with equal
     // arrivals at best, and a background row needs the PAT runtime.
-    if (algorithm.collective != flat.collective || (algorithm.restrictions & pap_aware)) continue;
+    if (algorithm.collective != flat.collective || (algorithm.capabilities & pap_aware) ||
+        (algorithm.capabilities & background))
+      continue;
     if (!unsupported_reason(algorithm, flat).empty()) continue;
     const SimulateResult result = simulate(algorithm, flat);
     if (!result.error.empty() || !std::isfinite(result.run_time)) continue;

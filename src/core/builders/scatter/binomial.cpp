@@ -1,4 +1,4 @@
-// scatter/bnom — classic binomial tree.
+// scatter/binomial (alias bnom) — classic binomial tree.
 //
 // Relative rank v = (rank − root) mod P; v receives the blocks of
 // [v, v + lowbit(v)) from v − lowbit(v), keeps its own and passes the upper
@@ -17,7 +17,7 @@ SlotTree tree(const Params &params) { return classic_slot_tree(params.procs, par
 
 }  // namespace
 
-Program scatter_bnom(const Params &params, int rank) { return scatter_over_tree(params, rank, tree(params)); }
-std::vector<Program> scatter_bnom_all(const Params &params) { return build_every_rank(params, tree(params), scatter_over_tree); }
+Program scatter_binomial(const Params &params, int rank) { return scatter_over_tree(params, rank, tree(params)); }
+std::vector<Program> scatter_binomial_all(const Params &params) { return build_every_rank(params, tree(params), scatter_over_tree); }
 
 }  // namespace patcoll::core

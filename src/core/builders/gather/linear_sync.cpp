@@ -1,4 +1,4 @@
-// gather/ls — linear synchronized tree.
+// gather/linear_sync (alias ls) — linear synchronized tree.
 //
 // Per leaf, in rank order, the root sends an empty sync message and the
 // leaf answers with its block in two segments; the root receives the
@@ -12,7 +12,7 @@
 
 namespace patcoll::core {
 
-Program gather_ls(const Params &params, int rank) { return gather_synchronized_in_order(params, rank, rank_order(params)); }
-std::vector<Program> gather_ls_all(const Params &params) { return build_every_rank(params, rank_order(params), gather_synchronized_in_order); }
+Program gather_linear_sync(const Params &params, int rank) { return gather_synchronized_in_order(params, rank, rank_order(params)); }
+std::vector<Program> gather_linear_sync_all(const Params &params) { return build_every_rank(params, rank_order(params), gather_synchronized_in_order); }
 
 }  // namespace patcoll::core

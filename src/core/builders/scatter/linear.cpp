@@ -1,4 +1,4 @@
-// scatter/lin — linear tree: the root sends each rank its block in turn.
+// scatter/linear (alias lin) — linear tree: the root sends each rank its block in turn.
 //
 // The root walks the ranks in rank order: a send per rank, its own block a
 // local copy. Cost: (P−1)(α + mβ), m = bytes per block ([PS] eq. 3).
@@ -10,7 +10,7 @@
 
 namespace patcoll::core {
 
-Program scatter_lin(const Params &params, int rank) { return scatter_linear_in_order(params, rank, rank_order(params)); }
-std::vector<Program> scatter_lin_all(const Params &params) { return build_every_rank(params, rank_order(params), scatter_linear_in_order); }
+Program scatter_linear(const Params &params, int rank) { return scatter_linear_in_order(params, rank, rank_order(params)); }
+std::vector<Program> scatter_linear_all(const Params &params) { return build_every_rank(params, rank_order(params), scatter_linear_in_order); }
 
 }  // namespace patcoll::core

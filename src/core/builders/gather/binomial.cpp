@@ -1,4 +1,4 @@
-// gather/bnom — classic binomial tree.
+// gather/binomial (alias bnom) — classic binomial tree.
 //
 // Relative rank v = (rank − root) mod P; v collects the blocks of
 // [v, v + lowbit(v)) from its children, smallest subtree first, and sends
@@ -18,7 +18,7 @@ SlotTree tree(const Params &params) { return classic_slot_tree(params.procs, par
 
 }  // namespace
 
-Program gather_bnom(const Params &params, int rank) { return gather_over_tree(params, rank, tree(params)); }
-std::vector<Program> gather_bnom_all(const Params &params) { return build_every_rank(params, tree(params), gather_over_tree); }
+Program gather_binomial(const Params &params, int rank) { return gather_over_tree(params, rank, tree(params)); }
+std::vector<Program> gather_binomial_all(const Params &params) { return build_every_rank(params, tree(params), gather_over_tree); }
 
 }  // namespace patcoll::core

@@ -1,4 +1,4 @@
-// gather/lin — linear tree: the root receives each rank's block in turn.
+// gather/linear (alias lin) — linear tree: the root receives each rank's block in turn.
 //
 // The root receives from the ranks in rank order straight into place; its
 // own block is a local copy. Cost: (P−1)(α + mβ), m = bytes per block
@@ -10,7 +10,7 @@
 
 namespace patcoll::core {
 
-Program gather_lin(const Params &params, int rank) { return gather_linear_in_order(params, rank, rank_order(params)); }
-std::vector<Program> gather_lin_all(const Params &params) { return build_every_rank(params, rank_order(params), gather_linear_in_order); }
+Program gather_linear(const Params &params, int rank) { return gather_linear_in_order(params, rank, rank_order(params)); }
+std::vector<Program> gather_linear_all(const Params &params) { return build_every_rank(params, rank_order(params), gather_linear_in_order); }
 
 }  // namespace patcoll::core

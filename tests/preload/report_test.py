@@ -107,13 +107,18 @@ def main():
         trace = os.path.join(work, a["trace"]) if a and a.get("trace") else ""
         check(os.path.exists(trace), f"allreduce trace {trace}")
         names = [n for n in a["whatif"] if n != "auto"]
-        result = subprocess.run([sim, "--collective", "allreduce", "--algorithms", ",".join(names), "--procs", str(np_),
-                                 "--bytes", "65536", "--element-bytes", "8", "--pap", "trace:" + trace,
+        result = subprocess.run([sim, "--coll", "allreduce", "--alg", ",".join(names + ["auto"]),
+                                 "--procs", str(np_), "--size", "65536", "--element-bytes", "8", "--pattern", "trace:" + trace,
                                  "--no-absorption", "--quiet"], capture_output=True, text=True)
-        check(result.returncode == 0, f"patcoll-sim --pap trace:FILE replays the trace ({result.stderr.strip()})")
-        runs = {}
+        check(result.returncode == 0, f"patcoll-sim --pattern trace:FILE replays the trace ({result.stderr.strip()})")
+        runs, choices = {}, []
         for row in csv.DictReader(io.StringIO(result.stdout)):
-            runs.setdefault(row["algorithm"], []).append(float(row["run_time"]))
+            if row["algorithm"] == "auto":
+                choices.append(row["choice"])
+                continue
+            runs.setdefault(row["algorithm"], []).append(float(row["run_time_s"]))
+        check(len(choices) == 30 and all(choices),
+              f"patcoll-sim: auto's choice on each of the 30 PAPs ({sorted(set(choices))})")
         sim_mean = {n: sum(v) / len(v) for n, v in runs.items()}
         check(len(runs) == len(names) and all(len(v) == 30 for v in runs.values()), "patcoll-sim: 30 PAPs per algorithm")
         agree = all((a["whatif"][x] - a["whatif"][y]) * (sim_mean[x] - sim_mean[y]) >= 0

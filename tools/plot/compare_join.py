@@ -24,14 +24,14 @@ import tempfile
 
 
 def simulate(sim, procs, size, pap, rule):
-    text = subprocess.run([sim, "--algorithms", "clairvoyant", "--procs", str(procs), "--bytes", size,
-                           "--pap", pap, "--clairvoyant-join", rule, "--no-overlap"], check=True, capture_output=True,
-                          text=True).stdout
+    text = subprocess.run([sim, "--alg", "clairvoyant", "--procs", str(procs), "--size", size,
+                           "--pattern", pap, "--clairvoyant-join", rule, "--no-overlap", "--quiet"], check=True,
+                          capture_output=True, text=True).stdout
     rows = list(csv.DictReader(io.StringIO(text)))
     for row in rows:
         if row["error"]:
             raise RuntimeError(row["error"])
-    return [float(r["run_time"]) for r in rows], [float(r["average_elapsed"]) for r in rows]
+    return [float(r["run_time_s"]) for r in rows], [float(r["avg_elapsed_s"]) for r in rows]
 
 
 def main():

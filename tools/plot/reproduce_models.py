@@ -46,7 +46,7 @@ def terms(options, alpha, beta, gamma):
     """The run time split into its α, β and γ terms: three simulations with one parameter each."""
     out = []
     for a, b, g in ((alpha, 0, 0), (TINY, beta, 0), (TINY, 0, gamma)):
-        out.append(sim(**options, alpha=a, beta=b, gamma=g)[0]["run_time"])
+        out.append(sim(**options, alpha=a, beta=b, gamma=g)[0]["run_time_s"])
     return out
 
 
@@ -64,7 +64,7 @@ def m_table1():
                   ("clairvoyant", {"segments": clair_n}), ("bi_greedy", {"segments": clair_n})]
     rows, meets = [], {}
     for name, extra in algorithms:
-        t = terms(dict(algorithms=name, procs=P, bytes=m, **extra), a, b, g)
+        t = terms(dict(alg=name, procs=P, size=m, **extra), a, b, g)
         ratios = [x / y for x, y in zip(t, bounds)]
         meets[name] = ratios
         seg = extra.get("segments", "-")
@@ -84,7 +84,7 @@ def m_table1():
     rows = []
     gbounds = (n * a, f * mg * b)
     for name in ("linear", "linear_sync", "binomial", "sls", "sbn"):
-        t = terms(dict(collective="gather", algorithms=name, procs=P, bytes=per_rank), a, b, 0)[:2]
+        t = terms(dict(coll="gather", alg=name, procs=P, size=per_rank), a, b, 0)[:2]
         rows.append([name] + ["%.4g (%.2f×)" % (x * 1e3, x / y) for x, y in zip(t, gbounds)])
     print("Gather, P = 128, 4 MiB in all (32 KiB per rank), same machine:\n")
     table(["algorithm", "latency [ms] (÷ nα)", "bandwidth [ms] (÷ (P−1)/P·mβ)"],
@@ -106,11 +106,11 @@ def ll_table2():
             "binary": (2 * (N - 1), 2 * (N + 2 * m - 3), 2 * (N + 2 * m - 3)),
         }
         for name in ("binomial", "chain", "binary", "uni_greedy"):
-            base = dict(algorithms=name, procs=p, count=m, element_bytes=1, ports="unidirectional")
-            latency = sim(**base, segments=1, alpha=1, beta=0, gamma=0)[0]["run_time"]
+            base = dict(alg=name, procs=p, count=m, element_bytes=1, ports="unidirectional")
+            latency = sim(**base, segments=1, alpha=1, beta=0, gamma=0)[0]["run_time_s"]
             s1 = {} if name == "binomial" else {"segments": m}
-            bandwidth = sim(**base, **s1, alpha=TINY, beta=1, gamma=0)[0]["run_time"]
-            computation = sim(**base, **s1, alpha=TINY, beta=0, gamma=1)[0]["run_time"]
+            bandwidth = sim(**base, **s1, alpha=TINY, beta=1, gamma=0)[0]["run_time_s"]
+            computation = sim(**base, **s1, alpha=TINY, beta=0, gamma=1)[0]["run_time_s"]
             ll = formula.get(name)
             cells = []
             for i, value in enumerate((latency, bandwidth, computation)):
@@ -137,8 +137,8 @@ def max_absorption(m, N):
     by 0.05 … 1.5 t_c (t_c = its balanced run time); [M] Def. 3.6."""
     rounds = ceil_log2(128) + N - 1
     paps = ",".join("one-late:%gd" % (rounds * k / 20) for k in range(1, 31))
-    rows = sim(algorithms="clairvoyant", procs=128, bytes=m, segments=N, pap=paps, **CURIE)
-    return max(r["absorption"] / r["balanced_run_time"] for r in rows)
+    rows = sim(alg="clairvoyant", procs=128, size=m, segments=N, pattern=paps, **CURIE)
+    return max(r["absorption_s"] / r["balanced_run_time_s"] for r in rows)
 
 
 def m_fig6():
@@ -215,16 +215,16 @@ def m_table8():
         n_opt = math.sqrt((n - 1) * m * (b + g) / a)
         n_opt_kb = math.sqrt((n - 1) * m * 1000 / 1024 * (b + g) / a)
         candidates = [2, 4, 8, 16, 32, 64, 128] + ([40, 80] if m >= 40 * 2**20 else [])
-        runs = sim(algorithms="clairvoyant", procs=128, bytes=m, segments=",".join(map(str, candidates)), **CURIE)
-        best = min(runs, key=lambda r: r["run_time"])
-        fine = sim(algorithms="clairvoyant", procs=128, bytes=m,
+        runs = sim(alg="clairvoyant", procs=128, size=m, segments=",".join(map(str, candidates)), **CURIE)
+        best = min(runs, key=lambda r: r["run_time_s"])
+        fine = sim(alg="clairvoyant", procs=128, size=m,
                    segments="%d:%d:+1" % (max(1, int(n_opt) - 6), int(n_opt) + 6), **CURIE)
-        best_fine = min(fine, key=lambda r: r["run_time"])
+        best_fine = min(fine, key=lambda r: r["run_time_s"])
         paper_best = next(r for r in runs if r["segments"] == M8_PAPER["empirical"][i])
         rows.append([label, "%.2f" % M8_PAPER["model"][i], "%.2f" % n_opt, "%.2f" % n_opt_kb,
-                     "%d (%.3f ms)" % (best["segments"], best["run_time"] * 1e3),
+                     "%d (%.3f ms)" % (best["segments"], best["run_time_s"] * 1e3),
                      "%d" % best_fine["segments"], M8_PAPER["empirical"][i],
-                     "%.2f" % (paper_best["run_time"] / best["run_time"])])
+                     "%.2f" % (paper_best["run_time_s"] / best["run_time_s"])])
     print("P = 128, CURIE α, β, γ, balanced. N_opt = sqrt((n−1)·m·(β+γ)/α) with m in bytes (1 KiB = 1024 B) "
           "and with 1 KiB = 1000 B; the simulator's best N over [M]'s candidates {2, 4, …, 128} (+40, 80 at "
           "40 MiB) and over every integer near N_opt; last column: the model's run time at [M]'s empirical N "
@@ -345,11 +345,11 @@ def ll_fig7():
             m_star = min(grid, key=lambda m: butterfly_time(p, m, alpha, beta, 1) / bigreedy_time(p, m, alpha, beta, 1))
             won = []
             for m in sorted({int(m_star * f) for f in (0.5, 0.7, 1.0, 1.4, 2.0)}):
-                bf = sim(algorithms="rabenseifner", procs=p, count=m, element_bytes=1, **cost)[0]["run_time"]
+                bf = sim(alg="rabenseifner", procs=p, count=m, element_bytes=1, **cost)[0]["run_time_s"]
                 L = ceil_log2(p)
                 q0 = max(1, round(m / max(1.0, math.sqrt(m * alpha / ((L - 1) * (beta + 1))))))
                 qs = sorted({max(1, q0 - 1), q0, q0 + 1})
-                bg = min(x["run_time"] for x in sim(algorithms="bi_greedy", procs=p, count=m, element_bytes=1,
+                bg = min(x["run_time_s"] for x in sim(alg="bi_greedy", procs=p, count=m, element_bytes=1,
                                                      segments=",".join(str(min(q, m)) for q in qs), **cost))
                 won.append((m, bf < bg, bf / bg))
             checks.append((p, factor, beta, won))
@@ -380,16 +380,16 @@ def ps_eq21():
     rows = []
     for P in (8, 13, 48):
         per_rank = 2 * 2**20 * 4 // 48  # [PS]: 2 Mi floats in all at P = 48
-        base = sim(collective="gather", algorithms="binomial,sbn", procs=P, bytes=per_rank, **cost)
-        r_bn = {x["algorithm"]: x["run_time"] for x in base}["binomial"]
+        base = sim(coll="gather", alg="binomial,sbn", procs=P, size=per_rank, **cost)
+        r_bn = {x["algorithm"]: x["run_time_s"] for x in base}["binomial"]
         for D in (1e-3, 20e-3):
             worst = {"binomial": 0.0, "sbn": 0.0}
             exact = {"binomial": 0, "sbn": 0}
             paps = ",".join("one-late:%g:%d" % (D, k) for k in range(1, P))
-            res = sim(collective="gather", algorithms="binomial,sbn", procs=P, bytes=per_rank, pap=paps, **cost)
+            res = sim(coll="gather", alg="binomial,sbn", procs=P, size=per_rank, pattern=paps, **cost)
             for x in res:
                 eq21 = D + r_bn
-                dev = x["run_time"] / eq21 - 1
+                dev = x["run_time_s"] / eq21 - 1
                 worst[x["algorithm"]] = max(worst[x["algorithm"]], abs(dev))
                 exact[x["algorithm"]] += abs(dev) < 1e-9
             rows.append([P, "one late, every rank k = 1…%d" % (P - 1), "%g ms" % (D * 1e3),
@@ -399,22 +399,22 @@ def ps_eq21():
             # 20 PAPs: one rand-late pattern per seed, the same for both algorithms
             ratios, over = [], {"binomial": [], "sbn": []}
             for seed in range(1, 21):
-                res = sim(collective="gather", algorithms="binomial,sbn", procs=P, bytes=per_rank,
-                          pap="rand-late:%g" % D, seed=seed, **cost)
+                res = sim(coll="gather", alg="binomial,sbn", procs=P, size=per_rank,
+                          pattern="rand-late:%g" % D, seed=seed, **cost)
                 t = {x["algorithm"]: x for x in res}
-                bound = t["binomial"]["imbalance"] + r_bn
-                ratios.append(t["sbn"]["run_time"] / t["binomial"]["run_time"])
+                bound = t["binomial"]["imbalance_s"] + r_bn
+                ratios.append(t["sbn"]["run_time_s"] / t["binomial"]["run_time_s"])
                 for alg in over:
-                    over[alg].append(t[alg]["run_time"] / bound)
+                    over[alg].append(t[alg]["run_time_s"] / bound)
             rows.append([P, "all random, 20 PAPs", "%g ms" % (D * 1e3),
                          "r / (I + r_BN): %.3f–%.3f" % (min(over["binomial"]), max(over["binomial"])),
-                         "r / (I + r_BN): %.3f–%.3f; sbn / binomial %.3f–%.3f" % (min(over["sbn"]), max(over["sbn"]),
+                         "r / (I + r_BN): %.3f–%.3f; sbn / bnom %.3f–%.3f" % (min(over["sbn"]), max(over["sbn"]),
                                                                              min(ratios), max(ratios))])
     print("Gather, [PS]'s emulated 1 Gb/s cluster (α = 50 µs, β = 8 ns/B, unidirectional as [PS] counts), "
           "2 Mi floats in all at P = 48 (the same 43 690 floats per rank at P = 8, 13). Eq. (21) generalised: "
           "r = a_k − a_0 + r_BN for whichever rank k is late; for random PAPs the analogue is I + r_BN "
           "(I = max a − min a):\n")
-    table(["P", "PAP", "D", "binomial vs eq. (21)", "sbn vs eq. (21)"], rows)
+    table(["P", "PAP", "D", "bnom vs eq. (21)", "sbn vs eq. (21)"], rows)
 
 
 SECTIONS = {"m_table1": m_table1, "ll_table2": ll_table2, "m_fig6": m_fig6, "m_table8": m_table8,

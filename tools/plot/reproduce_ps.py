@@ -42,10 +42,10 @@ def run(sim, collective, delay_ms, seeds, ports):
             trace.write(" ".join(f"{rng.uniform(0, delay_ms * 1e-3):.9e}" for _ in range(P)) + "\n")
         path = trace.name
     try:
-        command = [sim, "--collective", collective, "--algorithms", ",".join(ALGORITHMS[collective]),
-                   "--procs", str(P), "--count", str(COUNT), "--element-bytes", "4", "--pap", f"trace:{path}",
+        command = [sim, "--coll", collective, "--alg", ",".join(ALGORITHMS[collective]),
+                   "--procs", str(P), "--count", str(COUNT), "--element-bytes", "4", "--pattern", f"trace:{path}",
                    "--alpha", str(COST["alpha"]), "--beta", str(COST["beta"]), "--gamma", str(COST["gamma"]),
-                   "--ports", ports]
+                   "--ports", ports, "--quiet"]
         text = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     finally:
         os.unlink(path)
@@ -53,7 +53,7 @@ def run(sim, collective, delay_ms, seeds, ports):
     for row in csv.DictReader(io.StringIO(text)):
         if row["error"]:
             raise RuntimeError(" ".join(command) + ": " + row["error"])
-        times.setdefault(row["algorithm"], []).append(float(row["run_time"]) * 1e3)
+        times.setdefault(row["algorithm"], []).append(float(row["run_time_s"]) * 1e3)
     return {a: (statistics.mean(v), statistics.pstdev(v)) for a, v in times.items()}
 
 

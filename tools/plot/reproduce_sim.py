@@ -28,7 +28,7 @@ OUT = "."
 def sim(**options):
     """Runs patcoll-sim with --key value options; returns the CSV rows.
     The papers' model: combines after each step's transfers (--no-overlap)."""
-    command = [SIM, "--no-overlap"]
+    command = [SIM, "--no-overlap", "--quiet"]
     for key, value in options.items():
         flag = "--" + key.replace("_", "-")
         if value is True:
@@ -40,7 +40,7 @@ def sim(**options):
     for row in rows:
         if row["error"]:
             raise RuntimeError(" ".join(command) + ": " + row["error"])
-        for key in ("run_time", "average_elapsed", "balanced_run_time", "absorption", "imbalance"):
+        for key in ("run_time_s", "avg_elapsed_s", "balanced_run_time_s", "absorption_s", "imbalance_s"):
             row[key] = float(row[key])
         for key in ("procs", "bytes", "count", "segments"):
             row[key] = int(row[key])
@@ -80,16 +80,16 @@ def chain_segments(P, m, alpha, beta, gamma, element_bytes=4):
     return max(1, min(m // element_bytes, round(n_opt)))
 
 
-def m_run(P, sizes, algorithms, pap="none", **extra):
+def m_run(P, sizes, algorithms, pattern="none", **extra):
     """Simulated rows for [M]'s algorithms; chain gets its optimal N per size."""
     rows = []
     others = [x for x in algorithms if x != "chain"]
     if others:
-        rows += sim(algorithms=",".join(others), procs=P, bytes=",".join(map(str, sizes)), radix="4x4x8",
-                    pap=pap, **CURIE, **extra)
+        rows += sim(alg=",".join(others), procs=P, size=",".join(map(str, sizes)), radix="4x4x8",
+                    pattern=pattern, **CURIE, **extra)
     if "chain" in algorithms:
         for m in sizes:
-            rows += sim(algorithms="chain", procs=P, bytes=m, segments=chain_segments(P, m, **CURIE), pap=pap,
+            rows += sim(alg="chain", procs=P, size=m, segments=chain_segments(P, m, **CURIE), pattern=pattern,
                         **CURIE, **extra)
     return rows
 
@@ -107,15 +107,15 @@ def m_table3():
         for m in M_SIZES:
             row = next(r for r in rows if r["algorithm"] == name and r["bytes"] == m)
             formula = m_formulas(P, m, **CURIE)[name]
-            print(f"| {name} | {m // 1024} KiB | {formula * 1e3:.4f} | {row['run_time'] * 1e3:.4f} | "
-                  f"{row['run_time'] / formula:.4f} | {row['segments'] or '-'} |")
+            print(f"| {name} | {m // 1024} KiB | {formula * 1e3:.4f} | {row['run_time_s'] * 1e3:.4f} | "
+                  f"{row['run_time_s'] / formula:.4f} | {row['segments'] or '-'} |")
 
 
 def m_fig10():
     P = 128
     sizes = sorted({int(round(4 * 2 ** (k / 2))) // 4 * 4 for k in range(16, 53)})  # 1 KiB … 64 MiB
     rows = m_run(P, sizes, M_ALGORITHMS)
-    by = {(r["algorithm"], r["bytes"]): r["run_time"] for r in rows}
+    by = {(r["algorithm"], r["bytes"]): r["run_time_s"] for r in rows}
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
     for name in M_ALGORITHMS:
         if name == "clairvoyant":
@@ -154,18 +154,18 @@ def m_fig12():
     print("| m | algorithm | balanced [ms] | ratio to Clairvoyant at I = 0, 1, 2, 5 t_c | max normalised absorption |")
     print("|---|---|---|---|---|")
     for ax, ax13, m in zip(axes, axes13, M_SIZES):
-        t_c = sim(algorithms="clairvoyant", procs=P, bytes=m, **CURIE)[0]["run_time"]
+        t_c = sim(alg="clairvoyant", procs=P, size=m, **CURIE)[0]["run_time_s"]
         fractions = [0, 0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5]
         pap = ",".join(f"one-late:{x * t_c!r}" for x in fractions)
-        rows = sim(algorithms=",".join(algorithms), procs=P, bytes=m, radix="4x4x8", pap=pap, **CURIE)
-        get = {(r["algorithm"], r["pap"]): r for r in rows}
+        rows = sim(alg=",".join(algorithms), procs=P, size=m, radix="4x4x8", pattern=pap, **CURIE)
+        get = {(r["algorithm"], r["pattern"]): r for r in rows}
         paps = [f"one-late:{x * t_c!r}" for x in fractions]
         for name in algorithms:
-            ratios = [get[(name, p)]["run_time"] / get[("clairvoyant", p)]["run_time"] for p in paps]
+            ratios = [get[(name, p)]["run_time_s"] / get[("clairvoyant", p)]["run_time_s"] for p in paps]
             ax.plot(fractions, ratios, marker="o", markersize=3, label=name)
-            bal = get[(name, paps[0])]["run_time"]
-            norm_imb = [get[(name, p)]["imbalance"] / bal for p in paps]
-            norm_abs = [get[(name, p)]["absorption"] / bal for p in paps]
+            bal = get[(name, paps[0])]["run_time_s"]
+            norm_imb = [get[(name, p)]["imbalance_s"] / bal for p in paps]
+            norm_abs = [get[(name, p)]["absorption_s"] / bal for p in paps]
             ax13.plot(norm_imb, norm_abs, marker="o", markersize=3, label=name)
             picks = [ratios[fractions.index(x)] for x in (0, 1, 2, 5)]
             print(f"| {m // 1024} KiB | {name} | {bal * 1e3:.3f} | " + ", ".join(f"{v:.2f}" for v in picks) +
@@ -190,8 +190,8 @@ def ll_best_q(algorithm, p, m, ports, cost, limit):
     """Fastest run over q = 1, 2, 4, … (stops after two worse steps)."""
     best, worse, q = None, 0, 1
     while q <= min(m, limit):
-        t = sim(algorithms=algorithm, procs=p, count=m, element_bytes=1, segments=q, ports=ports,
-                **cost)[0]["run_time"]
+        t = sim(alg=algorithm, procs=p, count=m, element_bytes=1, segments=q, ports=ports,
+                **cost)[0]["run_time_s"]
         if best is None or t < best[0]:
             best, worse = (t, q), 0
         else:
@@ -207,16 +207,16 @@ def ll_standard(p, m, ports, cost):
     a, b, g = cost["alpha"], cost["beta"], cost["gamma"]
     N = ceil_log2(p + 1)
     uni = ports == "unidirectional"
-    out = {"binomial": sim(algorithms="binomial", procs=p, count=m, element_bytes=1, ports=ports,
-                           **cost)[0]["run_time"]}
+    out = {"binomial": sim(alg="binomial", procs=p, count=m, element_bytes=1, ports=ports,
+                           **cost)[0]["run_time_s"]}
     for name, denominator in (("chain", (p - 3 if uni else p - 2)), ("binary", (N - 3 if uni else N - 2))):
         if denominator <= 0:
             s = m
         else:
             s = math.sqrt((2 if uni else 1) * m * a / (denominator * (b + g)))
         q = max(1, min(m, round(m / max(1.0, s))))
-        out[name] = sim(algorithms=name, procs=p, count=m, element_bytes=1, segments=q, ports=ports,
-                        **cost)[0]["run_time"]
+        out[name] = sim(alg=name, procs=p, count=m, element_bytes=1, segments=q, ports=ports,
+                        **cost)[0]["run_time_s"]
     return out
 
 
@@ -292,11 +292,11 @@ def ll_fig6():
     table = []
     for m in sizes:
         standard = ll_standard(p, m, "full_duplex", LL_BI)
-        standard["rabenseifner"] = sim(algorithms="rabenseifner", procs=p, count=m, element_bytes=1,
-                                       **LL_BI)[0]["run_time"]
+        standard["rabenseifner"] = sim(alg="rabenseifner", procs=p, count=m, element_bytes=1,
+                                       **LL_BI)[0]["run_time_s"]
         s = math.sqrt(m * LL_BI["alpha"] / ((n - 1) * (LL_BI["beta"] + LL_BI["gamma"])))
         q = max(1, min(m, round(m / max(1.0, s))))
-        greedy = sim(algorithms="bi_greedy", procs=p, count=m, element_bytes=1, segments=q, **LL_BI)[0]["run_time"]
+        greedy = sim(alg="bi_greedy", procs=p, count=m, element_bytes=1, segments=q, **LL_BI)[0]["run_time_s"]
         reference = n * LL_BI["alpha"] + m * LL_BI["beta"] + (p - 1) / p * m * LL_BI["gamma"]
         table.append((m, standard, greedy, q, reference))
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
@@ -326,14 +326,14 @@ def ll_bigreedy():
     """Rounds of bi_greedy vs ⌈log2 p⌉ + q − 1 (α = 1, β = γ = 0: time = rounds)."""
     failures, cases = [], 0
     for p in range(2, 65):
-        rows = sim(algorithms="bi_greedy", procs=p, count=64, element_bytes=1, segments="1:16:+1",
+        rows = sim(alg="bi_greedy", procs=p, count=64, element_bytes=1, segments="1:16:+1",
                    alpha=1, beta=0, gamma=0)
         for row in rows:
             cases += 1
             q = row["segments"]
             expected = ceil_log2(p) + q - 1
-            if abs(row["run_time"] - expected) > 1e-9:
-                failures.append((p, q, row["run_time"], expected))
+            if abs(row["run_time_s"] - expected) > 1e-9:
+                failures.append((p, q, row["run_time_s"], expected))
     print(f"- bi_greedy, p = 2…64, q = 1…16 ({cases} cases): time ≠ ⌈log2 p⌉ + q − 1 rounds in "
           f"{len(failures)} cases")
     if failures:
@@ -356,9 +356,9 @@ def pa_onelate():
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), sharey=True)
     for ax, late in zip(axes, (P - 1, 0)):
         paps = [f"one-late:{d}ms:{late}" for d in delays_ms]
-        rows = sim(collective="allreduce", algorithms=",".join(algorithms), procs=P, bytes=m, pap=",".join(paps),
+        rows = sim(coll="allreduce", alg=",".join(algorithms), procs=P, size=m, pattern=",".join(paps),
                    **PA_COST)
-        get = {(r["algorithm"], r["pap"]): r["average_elapsed"] for r in rows}
+        get = {(r["algorithm"], r["pattern"]): r["avg_elapsed_s"] for r in rows}
         print(f"\nRank {late} late:\n")
         print("| algorithm | " + " | ".join(f"{d} ms" for d in delays_ms) + " |")
         print("|---|" + "---|" * len(delays_ms))

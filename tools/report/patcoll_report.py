@@ -302,23 +302,35 @@ def analyse(site, vectors=VECTORS, min_late=MIN_LATE):
 # --- the what-if ------------------------------------------------------------------
 
 def read_model(path):
+    """The cost-model file's values, read as patcoll-sim reads it
+    (core::parse_cost_model: `alpha|beta|gamma VALUE`, `=` or `:` also
+    between, `#` comments, every value positive and finite), so a bad file
+    is one line and exit 2 here rather than a failed simulation per site.
+    The what-if passes the file itself to patcoll-sim (--model)."""
     model = {}
     try:
         with open(path, encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
-                line = line.split("#", 1)[0].split()
+                line = line.split("#", 1)[0]
+                for c in "=:\t":
+                    line = line.replace(c, " ")
+                line = line.split()
                 if not line:
                     continue
-                if len(line) != 2 or line[0] not in ("alpha", "beta", "gamma"):
-                    raise ReportError(f"model {path} line {number}: expected 'alpha|beta|gamma VALUE'")
-                value = float(line[1])
-                if not math.isfinite(value) or value < 0:
-                    raise ReportError(f"model {path} line {number}: {line[1]} is not a number >= 0")
+                try:
+                    value = float(line[1]) if len(line) == 2 else math.nan
+                except ValueError:
+                    value = math.nan
+                if not (math.isfinite(value) and value > 0):
+                    raise ReportError(f"model {path} line {number}: expected "
+                                      f"'<alpha|beta|gamma> <positive finite number>'")
+                if line[0] not in ("alpha", "beta", "gamma"):
+                    raise ReportError(f"model {path} line {number}: unknown key '{line[0]}' (alpha, beta, gamma)")
                 model[line[0]] = value
     except OSError as e:
         raise ReportError(f"cannot read model {path} ({e.strerror})")
-    except ValueError:
-        raise ReportError(f"model {path}: a value is not a number")
+    except UnicodeDecodeError:
+        raise ReportError(f"model {path}: not a text file")
     return model
 
 
@@ -337,11 +349,11 @@ class WhatIf:
     group's last site is analysed, two at a time, while the analysis of
     the other sites goes on."""
 
-    def __init__(self, raw_sites, model, pap_names):
+    def __init__(self, raw_sites, model_path, pap_names):
         self.sim = simulator()
         if not self.sim:
             print(f"{PROG}: patcoll-sim not found beside this script or on PATH: no what-if", file=sys.stderr)
-        self.model, self.pap_names = model, pap_names
+        self.model_path, self.pap_names = model_path, pap_names
         self.left = {}  # group -> sites not analysed yet
         for s in raw_sites:
             self.left[self.group(s)] = self.left.get(self.group(s), 0) + 1
@@ -373,12 +385,11 @@ class WhatIf:
             paps.append("trace:" + name)
         element = 8 if nbytes % 8 == 0 else 4 if nbytes % 4 == 0 else 1
         names = ",".join(["native", "auto"] + sorted(self.pap_names.get(collective, ())))
-        command = [self.sim, "--collective", collective, "--algorithms", names, "--procs", str(size),
-                   "--bytes", str(nbytes), "--element-bytes", str(element), "--pap", ",".join(paps),
-                   "--no-absorption", "--quiet"]
-        for k in ("alpha", "beta", "gamma"):
-            if k in self.model:
-                command += ["--" + k, repr(self.model[k])]
+        command = [self.sim, "--coll", collective, "--alg", names, "--procs", str(size),
+                   "--size", str(nbytes), "--element-bytes", str(element), "--pattern", ",".join(paps),
+                   "--no-absorption", "--quiet", "--csv"]
+        if self.model_path:
+            command += ["--model", self.model_path]
         return command, key, dict(zip(paps, members))
 
     def pump(self, block):
@@ -408,10 +419,10 @@ class WhatIf:
                   f"{stderr.strip().splitlines()[-1] if stderr.strip() else process.returncode}", file=sys.stderr)
             return
         for row in csv.DictReader(io.StringIO(stdout)):
-            s = by_pap.get(row["pap"])
+            s = by_pap.get(row["pattern"])
             if s is None or row["error"]:
                 continue
-            s.setdefault("_runs", {}).setdefault(row["algorithm"], []).append(float(row["run_time"]))
+            s.setdefault("_runs", {}).setdefault(row["algorithm"], []).append(float(row["run_time_s"]))
             if row["algorithm"] == "auto":
                 s.setdefault("_choices", []).append(row["choice"])
 
@@ -619,13 +630,15 @@ def main(argv=None):
     if not args.path:
         parser.error("a report file is needed: patcoll-report PATH")
     try:
-        model = read_model(args.model) if args.model else {}
+        if args.model:
+            read_model(args.model)  # checked here: one line and exit 2 when bad
+        model_path = os.path.abspath(args.model) if args.model else None
         data = load(args.path)
         if (args.vectors is not None and args.vectors < 1) or not args.min_late >= 0:
             raise ReportError("--vectors must be >= 1 and --min-late >= 0")
         vectors = args.vectors or max(VECTORS, VECTOR_BUDGET // max(1, len(data["sites"])))
         pap_names = pap_aware_names(simulator())
-        whatif = None if args.no_whatif else WhatIf(data["sites"], model, pap_names)
+        whatif = None if args.no_whatif else WhatIf(data["sites"], model_path, pap_names)
         sites = []
         for s in data["sites"]:
             sites.append(analyse(s, vectors, args.min_late))

@@ -3,7 +3,7 @@
 # over small and odd P, three sizes, four PAPs, overlap on/off, both port
 # models, non-commutative runs, the schedule-based reduces at P = 2000, and
 # timelines. Writes OUT_DIR/{sweep.csv,timeline-*.csv} with the wall-clock
-# columns (build_seconds, simulate_seconds) removed, so two builds of
+# columns (build_s, simulate_s: fields 25, 26) removed, so two builds of
 # patcoll-sim can be compared with `diff -r` (docs/results/builders.md: a change to
 # the simulator or a builder must leave every simulated time unchanged).
 #   tools/sim/identity_sweep.sh PATH/TO/patcoll-sim OUT_DIR

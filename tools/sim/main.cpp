@@ -31,6 +31,7 @@
 #include "core/builders/pap.hpp"
 #include "core/builders/tree.hpp"
 #include "core/generators/schedule.hpp"
+#include "core/select.hpp"
 #include "core/simulate.hpp"
 #include "model.hpp"
 #include "patterns.hpp"
@@ -47,8 +48,13 @@ range, a:b:+K an arithmetic one. Older spellings in parentheses still work.
   --coll LIST           reduce (default), allreduce, scatter, gather (--collective)
   --alg LIST            algorithm names, or "all" (default: all of each collective);
                         reduce/allreduce also take "bound" (in "all"): the model's
-                        limit, latest arrival + α + m(β+γ) (one transfer, one reduction)
-                        (--algorithms, --algorithm)
+                        limit, latest arrival + α + m(β+γ) (one transfer, one reduction);
+                        two more rows, not in "all" (--alg all,native,auto adds them):
+                        "native", the fastest classic candidate of `auto` (the MPI
+                        library's own, as the model sees it), and "auto", the
+                        library's selector (core/select.hpp) deciding on each pattern
+                        in turn (no measured feedback, no deferred decision), its
+                        choice in the last column, choice (--algorithms, --algorithm)
   --procs LIST          process counts P, 1 .. 2^20 (default 8)
   --size LIST           message size m in bytes; K/M/G = 2^10/2^20/2^30 (default 1M)
                         (scatter/gather: bytes per rank); count = bytes / element size (--bytes)
@@ -226,7 +232,7 @@ class Records {
 // One case's record. Units in the column names: _s seconds, _s_per_byte,
 // bytes; segments is the N the algorithm used (segments_used).
 struct Row {
-  std::string collective, algorithm, pattern, ports, error;
+  std::string collective, algorithm, pattern, ports, error, choice;  // choice: auto's (its rows only)
   std::int64_t procs = 0, root = 0, count = 0, bytes = 0, element_bytes = 0, segments = 0, segment_bytes = 0,
                pattern_index = 0, messages = 0, bytes_sent = 0;
   double imbalance = 0, alpha = 0, beta = 0, gamma = 0, run_time = 0, avg_elapsed = 0, max_elapsed = 0,
@@ -237,7 +243,7 @@ const std::vector<const char *> kColumns = {
     "collective", "algorithm", "procs", "root", "count", "bytes", "element_bytes", "segments", "segment_bytes",
     "pattern", "pattern_index", "imbalance_s", "alpha_s", "beta_s_per_byte", "gamma_s_per_byte", "ports",
     "run_time_s", "avg_elapsed_s", "max_elapsed_s", "balanced_run_time_s", "absorption_s", "normalized_absorption",
-    "messages", "bytes_sent", "build_s", "simulate_s", "error"};
+    "messages", "bytes_sent", "build_s", "simulate_s", "error", "choice"};
 
 void write_row(Records &records, const Row &r) {
   records.field(kColumns[0], r.collective).field(kColumns[1], r.algorithm).field(kColumns[2], r.procs)
@@ -249,6 +255,7 @@ void write_row(Records &records, const Row &r) {
       .field(kColumns[18], r.max_elapsed).field(kColumns[19], r.balanced_run_time).field(kColumns[20], r.absorption)
       .field(kColumns[21], r.normalized_absorption).field(kColumns[22], r.messages).field(kColumns[23], r.bytes_sent)
       .field(kColumns[24], r.build).field(kColumns[25], r.simulate).field(kColumns[26], r.error)
+      .field(kColumns[27], r.choice)
       .end();
 }
 std::string python_interpreter() {
@@ -407,26 +414,32 @@ int run(int argc, char **argv) {
   auto bound_applies = [](Collective c) { return c == Collective::reduce || c == Collective::allreduce; };
   std::vector<const Algorithm *> selected;
   std::vector<Collective> bound_rows;
-  if (algorithm_list == "all") {
-    for (Collective c : collectives) {
-      for (const Algorithm &a : algorithms())
-        if (a.collective == c) selected.push_back(&a);
-      if (bound_applies(c)) bound_rows.push_back(c);
-    }
-  } else {
-    for (const std::string &name : split(algorithm_list, ',')) {
+  bool native_row = false, auto_row = false;  // for every collective of --coll
+  auto add_unique = [](auto &list, auto item) {
+    if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+  };
+  for (const std::string &name : split(algorithm_list, ',')) {
+    if (name == "all") {
+      for (Collective c : collectives) {
+        for (const Algorithm &a : algorithms())
+          if (a.collective == c) add_unique(selected, &a);
+        if (bound_applies(c)) add_unique(bound_rows, c);
+      }
+    } else if (name == "native" || name == "auto") {
+      (name == "native" ? native_row : auto_row) = true;
+    } else {
       bool anywhere = false;
       for (Collective c : collectives) {
         if (name == "bound" && bound_applies(c)) {
-          bound_rows.push_back(c), anywhere = true;
+          add_unique(bound_rows, c), anywhere = true;
         } else if (const Algorithm *a = find_algorithm(c, name)) {
-          selected.push_back(a), anywhere = true;
+          add_unique(selected, a), anywhere = true;
         }
       }
       if (!anywhere) fail("--alg: " + patcoll::cli::unknown_algorithm(name, collective_list));
     }
   }
-  if (selected.empty() && bound_rows.empty()) fail("--alg: no algorithm selected");
+  if (selected.empty() && bound_rows.empty() && !native_row && !auto_row) fail("--alg: no algorithm selected");
 
   // P = 1 .. 2^20 (all ranks' Programs are built: more does not fit in memory).
   std::vector<std::int64_t> procs_list;
@@ -464,123 +477,141 @@ int run(int argc, char **argv) {
   std::string timeline_title;
   int cases = 0;
   // Progress on stderr for sweeps that take more than a second (--quiet: none).
-  const std::int64_t total = static_cast<std::int64_t>(selected.size() * procs_list.size() * size_list.size() *
-                                                       segment_list.size() * alphas.size() * betas.size() *
-                                                       gammas.size() * paps.size());
+  std::vector<Collective> selector_collectives;  // the native and auto rows'
+  if (native_row || auto_row)
+    for (Collective c : collectives) add_unique(selector_collectives, c);
+  const std::int64_t total = static_cast<std::int64_t>(
+      (selected.size() + selector_collectives.size()) * procs_list.size() * size_list.size() * segment_list.size() *
+      alphas.size() * betas.size() * gammas.size() * paps.size());
   patcoll::cli::Progress progress("patcoll-sim", total, !quiet, progress_interval);
   std::int64_t done = 0;
-  for (const Algorithm *algorithm : selected)
+  // One case's Params, everything but the arrivals.
+  auto case_params = [&](Collective collective, std::int64_t procs, std::int64_t size, std::int64_t segmentation,
+                         double alpha, double beta, double gamma) {
+    Params params;
+    params.collective = collective;
+    params.procs = static_cast<int>(procs);
+    params.root = root;
+    params.count = by_count ? size : size / element_bytes;
+    params.element_bytes = element_bytes;
+    params.commutative = commutative;
+    params.radix = radix;
+    if (by_segment_bytes)
+      params.segment_elements = std::max<std::int64_t>(1, segmentation / element_bytes);
+    else
+      params.segment_count = segmentation;
+    params.cost = CostModel{alpha, beta, gamma};
+    params.clairvoyant_join = clairvoyant_join;
+    return params;
+  };
+  // "d" delays: the round time of one unsegmented message when no
+  // segmentation is fixed, else of one segment.
+  auto pattern_round_time = [&](const Params &params) {
+    const double message_bytes = static_cast<double>(params.count * element_bytes);
+    double segment_bytes = message_bytes;
+    if (params.segment_count > 0) segment_bytes = message_bytes / static_cast<double>(params.segment_count);
+    if (params.segment_elements > 0)
+      segment_bytes = static_cast<double>(std::min(params.segment_elements, params.count) * element_bytes);
+    return params.cost.round_time(segment_bytes);
+  };
+  // Every case of the sweep but the algorithm: P × size × segmentation ×
+  // α × β × γ × pattern spec, in this order.
+  auto for_each_case = [&](auto &&body) {
     for (std::int64_t procs : procs_list)
       for (std::int64_t size : size_list)
         for (std::int64_t segmentation : segment_list)
           for (double alpha : alphas)
             for (double beta : betas)
               for (double gamma : gammas)
-                for (const PapSpec &pap_spec : paps) {
-                  progress.step(done++);
-                  const Collective collective = algorithm->collective;
-                  Params params;
-                  params.collective = collective;
-                  params.procs = static_cast<int>(procs);
-                  params.root = root;
-                  params.count = by_count ? size : size / element_bytes;
-                  params.element_bytes = element_bytes;
-                  params.commutative = commutative;
-                  params.radix = radix;
-                  if (by_segment_bytes)
-                    params.segment_elements = std::max<std::int64_t>(1, segmentation / element_bytes);
-                  else
-                    params.segment_count = segmentation;
-                  params.cost = CostModel{alpha, beta, gamma};
-                  params.clairvoyant_join = clairvoyant_join;
-                  const double message_bytes = static_cast<double>(params.count * element_bytes);
-                  // "d" delays: the round time of one unsegmented message when no
-                  // segmentation is fixed, else of one segment.
-                  double segment_bytes = message_bytes;
-                  if (params.segment_count > 0) segment_bytes = message_bytes / static_cast<double>(params.segment_count);
-                  if (params.segment_elements > 0)
-                    segment_bytes = static_cast<double>(std::min(params.segment_elements, params.count) * element_bytes);
-                  const double round_time = params.cost.round_time(segment_bytes);
+                for (const PapSpec &pap_spec : paps) body(procs, size, segmentation, alpha, beta, gamma, pap_spec);
+  };
+  for (const Algorithm *algorithm : selected)
+    for_each_case([&](std::int64_t procs, std::int64_t size, std::int64_t segmentation, double alpha, double beta,
+                      double gamma, const PapSpec &pap_spec) {
+      progress.step(done++);
+      const Collective collective = algorithm->collective;
+      Params params = case_params(collective, procs, size, segmentation, alpha, beta, gamma);
+      const double round_time = pattern_round_time(params);
 
-                  // The balanced run, for the absorption column (PAP-aware
-                  // algorithms built without PATs). It does not depend on the
-                  // PAP, so it runs on a second thread beside the PAP runs: the
-                  // invocation's wall time is the longer of the two, not their
-                  // sum (CPU time still adds). An algorithm that ignores arrivals
-                  // (not pap_aware) has the same Programs for both runs: built
-                  // once, simulated twice (a FlatPrograms is read-only there).
-                  const auto time_now = [] { return std::chrono::steady_clock::now(); };
-                  const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
-                  const std::string reason = unsupported_reason(*algorithm, params);
-                  const bool pap_aware = (algorithm->capabilities & Capability::pap_aware);
-                  std::optional<FlatPrograms> shared;
-                  double shared_build_seconds = 0;
-                  if (reason.empty() && !pap_aware) {
-                    const auto t0 = time_now();
-                    shared = build_flat(*algorithm, params);
-                    shared_build_seconds = seconds(t0, time_now());
-                  }
-                  double balanced = NAN;
-                  BalancedRun balanced_run;
-                  if (reason.empty() && absorption_column && pap_spec.pattern.kind != patcoll::bench::PatternKind::none)
-                    balanced_run.start([&, balanced_params = params] {
-                      const SimulateResult r = shared ? simulate(balanced_params, *shared, options)
-                                                      : simulate(*algorithm, balanced_params, options);
-                      if (r.error.empty()) balanced = r.run_time;
-                    });
-                  const auto pap_list = make_paps(pap_spec, params.procs, max_delay, round_time, seed);
-                  for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
-                    params.arrivals = pap_list[pap_index];
-                    SimulateResult result;
-                    double build_seconds = 0, simulate_seconds = 0;
-                    std::string error = unsupported_reason(*algorithm, params);
-                    std::int64_t segments = 0;
-                    if (error.empty()) {
-                      segments = segments_used(*algorithm, params);
-                      const auto t0 = time_now();
-                      std::optional<FlatPrograms> own;
-                      if (!shared) own = build_flat(*algorithm, params);
-                      const FlatPrograms &programs = shared ? *shared : *own;
-                      const auto t1 = time_now();
-                      SimulateOptions case_options = options;
-                      case_options.record_timeline = !timeline_png.empty() || !timeline_csv.empty();
-                      result = simulate(params, programs, case_options);
-                      const auto t2 = time_now();
-                      build_seconds = shared ? shared_build_seconds : seconds(t0, t1), simulate_seconds = seconds(t1, t2);
-                      error = result.error;
-                    }
-                    balanced_run.join();
-                    if (pap_spec.pattern.kind == patcoll::bench::PatternKind::none && error.empty())
-                      balanced = result.run_time;
-                    const double imbalance_seconds = imbalance(params.arrivals);
-                    const double absorbed = error.empty() ? absorption(balanced, result.run_time, imbalance_seconds) : NAN;
-                    Row row;
-                    row.collective = to_string(collective), row.algorithm = algorithm->name;
-                    row.procs = procs, row.root = root, row.count = params.count;
-                    row.bytes = params.count * element_bytes, row.element_bytes = element_bytes;
-                    row.segments = segments, row.segment_bytes = by_segment_bytes ? segmentation : 0;
-                    row.pattern = pap_spec.text, row.pattern_index = static_cast<std::int64_t>(pap_index);
-                    row.imbalance = imbalance_seconds, row.alpha = alpha, row.beta = beta, row.gamma = gamma;
-                    row.ports = to_string(options.ports);
-                    row.run_time = error.empty() ? result.run_time : NAN;
-                    row.avg_elapsed = error.empty() ? result.average_elapsed : NAN;
-                    row.max_elapsed = error.empty() ? result.max_elapsed : NAN;
-                    row.balanced_run_time = balanced, row.absorption = absorbed;
-                    row.normalized_absorption = balanced > 0 ? absorbed / balanced : NAN;
-                    row.messages = static_cast<std::int64_t>(result.messages);
-                    row.bytes_sent = static_cast<std::int64_t>(result.bytes);
-                    row.build = build_seconds, row.simulate = simulate_seconds, row.error = error;
-                    write_row(records, row);
-                    ++cases;
-                    if (error.empty()) {
-                      last_result = std::move(result);
-                      timeline_title = std::string(to_string(collective)) + " " + std::string(algorithm->name) +
-                                       ", P = " + std::to_string(procs) + ", m = " +
-                                       std::to_string(params.count * element_bytes) + " B, pattern " + pap_spec.text +
-                                       ", " + std::string(to_string(options.ports));
-                    }
-                  }
-                }
+      // The balanced run, for the absorption column (PAP-aware
+      // algorithms built without PATs). It does not depend on the
+      // PAP, so it runs on a second thread beside the PAP runs: the
+      // invocation's wall time is the longer of the two, not their
+      // sum (CPU time still adds). An algorithm that ignores arrivals
+      // (not pap_aware) has the same Programs for both runs: built
+      // once, simulated twice (a FlatPrograms is read-only there).
+      const auto time_now = [] { return std::chrono::steady_clock::now(); };
+      const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
+      const std::string reason = unsupported_reason(*algorithm, params);
+      const bool pap_aware = (algorithm->capabilities & Capability::pap_aware);
+      std::optional<FlatPrograms> shared;
+      double shared_build_seconds = 0;
+      if (reason.empty() && !pap_aware) {
+        const auto t0 = time_now();
+        shared = build_flat(*algorithm, params);
+        shared_build_seconds = seconds(t0, time_now());
+      }
+      double balanced = NAN;
+      BalancedRun balanced_run;
+      if (reason.empty() && absorption_column && pap_spec.pattern.kind != patcoll::bench::PatternKind::none)
+        balanced_run.start([&, balanced_params = params] {
+          const SimulateResult r = shared ? simulate(balanced_params, *shared, options)
+                                          : simulate(*algorithm, balanced_params, options);
+          if (r.error.empty()) balanced = r.run_time;
+        });
+      const auto pap_list = make_paps(pap_spec, params.procs, max_delay, round_time, seed);
+      for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
+        params.arrivals = pap_list[pap_index];
+        SimulateResult result;
+        double build_seconds = 0, simulate_seconds = 0;
+        std::string error = unsupported_reason(*algorithm, params);
+        std::int64_t segments = 0;
+        if (error.empty()) {
+          segments = segments_used(*algorithm, params);
+          const auto t0 = time_now();
+          std::optional<FlatPrograms> own;
+          if (!shared) own = build_flat(*algorithm, params);
+          const FlatPrograms &programs = shared ? *shared : *own;
+          const auto t1 = time_now();
+          SimulateOptions case_options = options;
+          case_options.record_timeline = !timeline_png.empty() || !timeline_csv.empty();
+          result = simulate(params, programs, case_options);
+          const auto t2 = time_now();
+          build_seconds = shared ? shared_build_seconds : seconds(t0, t1), simulate_seconds = seconds(t1, t2);
+          error = result.error;
+        }
+        balanced_run.join();
+        if (pap_spec.pattern.kind == patcoll::bench::PatternKind::none && error.empty())
+          balanced = result.run_time;
+        const double imbalance_seconds = imbalance(params.arrivals);
+        const double absorbed = error.empty() ? absorption(balanced, result.run_time, imbalance_seconds) : NAN;
+        Row row;
+        row.collective = to_string(collective), row.algorithm = algorithm->name;
+        row.procs = procs, row.root = root, row.count = params.count;
+        row.bytes = params.count * element_bytes, row.element_bytes = element_bytes;
+        row.segments = segments, row.segment_bytes = by_segment_bytes ? segmentation : 0;
+        row.pattern = pap_spec.text, row.pattern_index = static_cast<std::int64_t>(pap_index);
+        row.imbalance = imbalance_seconds, row.alpha = alpha, row.beta = beta, row.gamma = gamma;
+        row.ports = to_string(options.ports);
+        row.run_time = error.empty() ? result.run_time : NAN;
+        row.avg_elapsed = error.empty() ? result.average_elapsed : NAN;
+        row.max_elapsed = error.empty() ? result.max_elapsed : NAN;
+        row.balanced_run_time = balanced, row.absorption = absorbed;
+        row.normalized_absorption = balanced > 0 ? absorbed / balanced : NAN;
+        row.messages = static_cast<std::int64_t>(result.messages);
+        row.bytes_sent = static_cast<std::int64_t>(result.bytes);
+        row.build = build_seconds, row.simulate = simulate_seconds, row.error = error;
+        write_row(records, row);
+        ++cases;
+        if (error.empty()) {
+          last_result = std::move(result);
+          timeline_title = std::string(to_string(collective)) + " " + std::string(algorithm->name) +
+                           ", P = " + std::to_string(procs) + ", m = " +
+                           std::to_string(params.count * element_bytes) + " B, pattern " + pap_spec.text +
+                           ", " + std::string(to_string(options.ports));
+        }
+      }
+    });
 
   // The model's bound: nothing can finish before the latest arrival plus
   // one transfer of the message and one reduction of it (the "physical
@@ -615,6 +646,93 @@ int run(int argc, char **argv) {
                   write_row(records, row);
                 }
               }
+
+  // native: the best classic candidate of `auto` (core::classic_candidates,
+  // as predict_candidates has it), standing for the MPI library's own.
+  // auto: the library's selector on each pattern of a spec in turn, one
+  // Selector per case, kept across the patterns of its spec as across the
+  // calls of a program (hysteresis included); without measured feedback
+  // (nothing is measured here) and deciding on every pattern (period 1).
+  // It predicts with core's default simulator options, as the library
+  // does; each row is its algorithm simulated with this sweep's options.
+  for (Collective collective : selector_collectives)
+    for_each_case([&](std::int64_t procs, std::int64_t size, std::int64_t segmentation, double alpha, double beta,
+                      double gamma, const PapSpec &pap_spec) {
+      progress.step(done++);
+      Params params = case_params(collective, procs, size, segmentation, alpha, beta, gamma);
+      const auto pap_list = make_paps(pap_spec, params.procs, max_delay, pattern_round_time(params), seed);
+      SelectOptions select_options;
+      select_options.feedback = false;
+      select_options.period = 1;
+      Selector selector(select_options);
+      SimulateOptions case_options = options;
+      case_options.record_timeline = !timeline_png.empty() || !timeline_csv.empty();
+      // One algorithm on this pattern: its result, or the reason it has none.
+      struct Run {
+        const Algorithm *algorithm = nullptr;
+        SimulateResult result;
+        std::string error;
+      };
+      auto run_named = [&](std::string_view name) {
+        Run r;
+        r.algorithm = find_algorithm(collective, name);
+        if (!r.algorithm) {
+          r.error = "no " + std::string(to_string(collective)) + " algorithm '" + std::string(name) + "'";
+          return r;
+        }
+        r.error = unsupported_reason(*r.algorithm, params);
+        if (r.error.empty()) r.result = simulate(*r.algorithm, params, case_options), r.error = r.result.error;
+        return r;
+      };
+      auto run_native = [&] {
+        Run best;
+        best.error = "no classic candidate can serve this case";
+        for (std::string_view name : classic_candidates(params)) {
+          Run r = run_named(name);
+          if (r.error.empty() && (!best.error.empty() || r.result.run_time < best.result.run_time))
+            best = std::move(r);
+        }
+        return best;
+      };
+      for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
+        params.arrivals = pap_list[pap_index];
+        for (const std::string_view row_name : {std::string_view("native"), std::string_view("auto")}) {
+          if (!(row_name == "native" ? native_row : auto_row)) continue;
+          std::string choice;
+          if (row_name == "auto") choice = std::string(selector.select(params).name);
+          Run r = row_name == "native" || choice == native_name ? run_native() : run_named(choice);
+          const bool ok = r.error.empty();
+          Row row;
+          row.collective = to_string(collective), row.algorithm = std::string(row_name);
+          row.choice = choice;
+          row.procs = procs, row.root = root, row.count = params.count;
+          row.bytes = params.count * element_bytes, row.element_bytes = element_bytes;
+          row.segments = ok ? segments_used(*r.algorithm, params) : 0;
+          row.segment_bytes = by_segment_bytes ? segmentation : 0;
+          row.pattern = pap_spec.text, row.pattern_index = static_cast<std::int64_t>(pap_index);
+          row.imbalance = imbalance(params.arrivals), row.alpha = alpha, row.beta = beta, row.gamma = gamma;
+          row.ports = to_string(options.ports);
+          row.run_time = ok ? r.result.run_time : NAN;
+          row.avg_elapsed = ok ? r.result.average_elapsed : NAN;
+          row.max_elapsed = ok ? r.result.max_elapsed : NAN;
+          // Not measured for these rows: no balanced run, no build/simulate timing.
+          row.balanced_run_time = row.absorption = row.normalized_absorption = NAN;
+          row.build = row.simulate = NAN;
+          row.messages = static_cast<std::int64_t>(r.result.messages);
+          row.bytes_sent = static_cast<std::int64_t>(r.result.bytes);
+          row.error = r.error;
+          write_row(records, row);
+          ++cases;
+          if (ok) {
+            timeline_title = std::string(to_string(collective)) + " " + std::string(row_name) + " (" +
+                             std::string(r.algorithm->name) + "), P = " + std::to_string(procs) +
+                             ", m = " + std::to_string(params.count * element_bytes) + " B, pattern " +
+                             pap_spec.text + ", " + std::string(to_string(options.ports));
+            last_result = std::move(r.result);
+          }
+        }
+      }
+    });
   records.header_only(kColumns);
 
   progress.finish();

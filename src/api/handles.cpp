@@ -16,6 +16,7 @@
 #include "mpi/error.hpp"
 #include "mpi/call.hpp"
 #include "mpi/handle.hpp"
+#include "mpi/signature.hpp"
 #include "patcoll.h"
 #include "runtime/background.hpp"
 
@@ -180,16 +181,6 @@ int init_persistent(const NativeCall &call, const char *algorithm, MPI_Info info
   return MPI_SUCCESS;
 }
 
-NativeCall reduction_call(Collective collective, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                          MPI_Op op, int root, MPI_Comm comm) {
-  return NativeCall{collective, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, root, comm};
-}
-
-NativeCall movement_call(Collective collective, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return NativeCall{collective, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm};
-}
-
 int not_live(const char *call) {
   return fail(MPI_ERR_REQUEST, std::string(call) + ": not a live PAT_Handle (freed, or never created)");
 }
@@ -203,87 +194,23 @@ void *patcoll::runtime::background_of(PAT_Handle handle) {
 
 extern "C" {
 
-int PAT_Ireduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, int root, MPI_Comm comm, PAT_Handle *handle) {
-  return start_nonblocking(reduction_call(Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm),
-                           algorithm, handle);
-}
-int PAT_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                MPI_Comm comm, PAT_Handle *handle) {
-  return PAT_Ireduce_with(nullptr, sendbuf, recvbuf, count, datatype, op, root, comm, handle);
-}
-int PAT_Iallreduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm, PAT_Handle *handle) {
-  return start_nonblocking(reduction_call(Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm),
-                           algorithm, handle);
-}
-int PAT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                   PAT_Handle *handle) {
-  return PAT_Iallreduce_with(nullptr, sendbuf, recvbuf, count, datatype, op, comm, handle);
-}
-int PAT_Iscatter_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle) {
-  return start_nonblocking(
-      movement_call(Collective::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-      algorithm, handle);
-}
-int PAT_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle) {
-  return PAT_Iscatter_with(nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, handle);
-}
-int PAT_Igather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle) {
-  return start_nonblocking(
-      movement_call(Collective::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-      algorithm, handle);
-}
-int PAT_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle) {
-  return PAT_Igather_with(nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, handle);
-}
-
-int PAT_Reduce_init_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                         MPI_Op op, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle) {
-  return init_persistent(reduction_call(Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm),
-                         algorithm, info, handle);
-}
-int PAT_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                    MPI_Comm comm, MPI_Info info, PAT_Handle *handle) {
-  return PAT_Reduce_init_with(nullptr, sendbuf, recvbuf, count, datatype, op, root, comm, info, handle);
-}
-int PAT_Allreduce_init_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
-                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, PAT_Handle *handle) {
-  return init_persistent(reduction_call(Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm),
-                         algorithm, info, handle);
-}
-int PAT_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                       MPI_Info info, PAT_Handle *handle) {
-  return PAT_Allreduce_init_with(nullptr, sendbuf, recvbuf, count, datatype, op, comm, info, handle);
-}
-int PAT_Scatter_init_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                          PAT_Handle *handle) {
-  return init_persistent(
-      movement_call(Collective::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-      algorithm, info, handle);
-}
-int PAT_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle) {
-  return PAT_Scatter_init_with(nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
-                               handle);
-}
-int PAT_Gather_init_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                         PAT_Handle *handle) {
-  return init_persistent(
-      movement_call(Collective::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-      algorithm, info, handle);
-}
-int PAT_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle) {
-  return PAT_Gather_init_with(nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
-                              handle);
-}
+// PAT_I<Coll>, PAT_I<Coll>_with, PAT_<Coll>_init and PAT_<Coll>_init_with of
+// every collective (core/collectives.def, signatures in mpi/signature.hpp).
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind)                                                            \
+  int PAT_I##name##_with(const char *algorithm, PATCOLL_PARAMS_##kind, PAT_Handle *handle) {                  \
+    return start_nonblocking(PATCOLL_CALL_##kind(Collective::name), algorithm, handle);                       \
+  }                                                                                                           \
+  int PAT_I##name(PATCOLL_PARAMS_##kind, PAT_Handle *handle) {                                                \
+    return start_nonblocking(PATCOLL_CALL_##kind(Collective::name), nullptr, handle);                         \
+  }                                                                                                           \
+  int PAT_##Name##_init_with(const char *algorithm, PATCOLL_PARAMS_##kind, MPI_Info info, PAT_Handle *handle) { \
+    return init_persistent(PATCOLL_CALL_##kind(Collective::name), algorithm, info, handle);                   \
+  }                                                                                                           \
+  int PAT_##Name##_init(PATCOLL_PARAMS_##kind, MPI_Info info, PAT_Handle *handle) {                           \
+    return init_persistent(PATCOLL_CALL_##kind(Collective::name), nullptr, info, handle);                     \
+  }
+#include "core/collectives.def"
+#undef PATCOLL_COLLECTIVE
 
 int PAT_Start(PAT_Handle handle) {
   patcoll::mpi::set_last_error({});

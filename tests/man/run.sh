@@ -6,9 +6,12 @@
 #   lists the link's name; every PAT_* function and type of include/patcoll.h
 #   and every tool (tools/<name>/ building patcoll-<name>) has a page, and
 #   every page of section 1 a tool; every patcoll page a SEE ALSO names exists.
-# usage: run.sh SOURCE_DIR
+#   With BIN_DIR: each built tool's page names every option its --help
+#   names, and patcoll(3) every variable patcoll-info lists.
+# usage: run.sh SOURCE_DIR [BIN_DIR]
 set -uo pipefail
 src=$1
+bin=${2:-}
 cd "$src/man" || { echo "man-pages: no $src/man" >&2; exit 1; }
 command -v man >/dev/null || { echo "man-pages: 'man' not found (apt-get install man-db groff-base)" >&2; exit 1; }
 
@@ -71,8 +74,34 @@ for page in man1/*.1; do
   [[ " ${tools[*]} " == *" $tool "* ]] || fail "$page documents no tool of tools/"
 done
 
+# The built tools against their pages: every option of --help (other
+# tools' options it mentions, "patcoll-calibrate --out", left out), written
+# \-\-name or \-\-name\-part in roff; every PATCOLL_* variable.
+checked=()
+if [ -n "$bin" ]; then
+  for tool in "${tools[@]}"; do
+    [ -x "$bin/$tool" ] && [ -f "man1/$tool.1" ] || continue
+    help=$("$bin/$tool" --help 2>&1) || { fail "$tool --help failed"; continue; }
+    for flag in $(printf '%s\n' "$help" | sed 's/patcoll-[a-z]* --[a-z-]*//g' | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+      rest=${flag#--}
+      grep -qF -- "\\-\\-$rest" "man1/$tool.1" || grep -qF -- "\\-\\-${rest//-/\\-}" "man1/$tool.1" ||
+        fail "man1/$tool.1 does not document $flag (in $tool --help)"
+    done
+    checked+=("$tool")
+  done
+  if [ -x "$bin/patcoll-info" ]; then
+    environment=$(awk '/^\.SH /{on = ($0 ~ /^\.SH ENVIRONMENT/)} on' man3/patcoll.3)
+    variables=$("$bin/patcoll-info" --parsable 2>/dev/null | sed -n 's/^variable:\(PATCOLL_[A-Z_]*\):.*/\1/p' | sort -u)
+    [ -n "$variables" ] || fail "patcoll-info --parsable lists no variable"
+    for v in $variables; do
+      grep -qw -- "$v" <<<"$environment" || fail "man3/patcoll.3's ENVIRONMENT does not describe $v (patcoll-info)"
+    done
+  fi
+fi
+
 if [ "$failures" -gt 0 ]; then
   echo "man-pages: $failures problem(s)" >&2
   exit 1
 fi
-echo "man-pages: ok (${#pages[@]} pages, $(echo "$api" | wc -w) PAT_* names, ${#tools[@]} tools: ${tools[*]})"
+echo "man-pages: ok (${#pages[@]} pages, $(echo "$api" | wc -w) PAT_* names, ${#tools[@]} tools: ${tools[*]};" \
+     "options checked against --help: ${checked[*]:-none})"

@@ -6,6 +6,7 @@
 #   lib/cmake/patcoll/                     find_package(patcoll) -> patcoll::patcoll
 #   lib/pkgconfig/patcoll.pc               pkg-config --cflags --libs patcoll
 #   share/doc/patcoll/                     README and docs/
+#   share/man/man1, man3                   the tools' and the C API's man pages
 # Only the MPI build installs a library; the core-only build installs the
 # MPI-free tools.
 include(CMakePackageConfigHelpers)
@@ -43,7 +44,23 @@ foreach(tool patcoll-bench patcoll-sim patcoll-sched patcoll-calibrate patcoll-i
     install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()
 endforeach()
+# patcoll-report, a script configured into the build's bin/ (it runs the
+# patcoll-sim beside it).
+if(TARGET patcoll-report)
+  install(PROGRAMS ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/patcoll-report DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 install(FILES ${CMAKE_SOURCE_DIR}/tools/plot.py DESTINATION ${CMAKE_INSTALL_DATADIR}/patcoll)
+
+# Man pages: section 1 for the tools installed, section 3 (the C API, link
+# pages included) with the library.
+foreach(tool patcoll-bench patcoll-sim patcoll-sched patcoll-calibrate patcoll-info patcoll-report)
+  if(TARGET ${tool})
+    install(FILES ${CMAKE_SOURCE_DIR}/man/man1/${tool}.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  endif()
+endforeach()
+if(TARGET patcoll AND NOT PATCOLL_SMPI)
+  install(DIRECTORY ${CMAKE_SOURCE_DIR}/man/man3/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man3 FILES_MATCHING PATTERN "*.3")
+endif()
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

@@ -7,7 +7,8 @@ packages=(cmake ninja-build g++ gfortran libopenmpi-dev openmpi-bin libmpich-dev
           libgtest-dev libbenchmark-dev libboost-dev python3-mpi4py
           pkg-config libfftw3-dev zlib1g-dev python3-sklearn
           libsimgrid-dev
-          python3-numpy python3-scipy python3-matplotlib)
+          python3-numpy python3-scipy python3-matplotlib
+          man-db groff-base)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs a built tree into a fresh prefix and uses it from outside:
-#   the layout, the soname, the exports (PAT_* only, nm -D), then the
+#   the layout (man pages included), the soname, the exports (PAT_* only, nm -D), then the
 #   program consumer/hello.c built with find_package(patcoll) and with
 #   pkg-config + the MPI wrapper, each run under mpirun on 3 ranks.
 # usage: run.sh BUILD_DIR WORK_DIR MPICC MPIEXEC [MPIEXEC_FLAGS...]
@@ -18,9 +18,17 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 library=$(find "$prefix" -name 'libpatcoll.so' | head -n 1)
 [ -n "$library" ] || fail "no libpatcoll.so under $prefix"
 libdir=$(dirname "$library")
-for f in include/patcoll.h bin/patcoll-bench bin/patcoll-sim bin/patcoll-sched share/doc/patcoll/README.md; do
+for f in include/patcoll.h bin/patcoll-bench bin/patcoll-sim bin/patcoll-sched bin/patcoll-report share/doc/patcoll/README.md \
+         share/man/man1/patcoll-sim.1 share/man/man1/patcoll-report.1 share/man/man3/patcoll.3 \
+         share/man/man3/PAT_Reduce.3 share/man/man3/PAT_Ireduce.3; do
   [ -e "$prefix/$f" ] || fail "missing $f"
 done
+# The installed pages are found by name, link pages (.so) included.
+if command -v man >/dev/null; then
+  for page in patcoll-sim PAT_Ireduce; do
+    MANWIDTH=80 man -M "$prefix/share/man" "$page" 2>&1 | grep -q "^NAME" || fail "man -M $prefix/share/man $page shows no page"
+  done
+fi
 for f in libpatcoll-preload.so cmake/patcoll/patcollConfig.cmake cmake/patcoll/patcollConfigVersion.cmake pkgconfig/patcoll.pc; do
   [ -e "$libdir/$f" ] || fail "missing $libdir/$f"
 done

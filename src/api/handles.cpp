@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "mpi/error.hpp"
+#include "api/handles.hpp"
 #include "mpi/call.hpp"
 #include "mpi/handle.hpp"
 #include "mpi/signature.hpp"

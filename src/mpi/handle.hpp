@@ -23,7 +23,6 @@
 #include "comm_cache.hpp"
 #include "executor.hpp"
 
-struct PAT_Handle_s;  // src/api/handles.cpp
 
 namespace patcoll::mpi {
 
@@ -104,10 +103,6 @@ class Handle {
   int rc_ = MPI_SUCCESS;  // first error of the active run
   std::uint64_t thread_advances_ = 0;
 };
-
-// The executor collective behind a live PAT_Handle; null for a background
-// collective or a handle that is not live (src/api/handles.cpp).
-Handle *collective_of(PAT_Handle_s *handle);
 
 // A blocking call: runs `run` to completion on the calling thread.
 int run_blocking(Run &run);

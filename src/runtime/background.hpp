@@ -38,9 +38,8 @@ bool background_part_pending(void *handle);  // started, armed, background part 
 int background_free(void *handle);           // not while started
 
 // For tests: the Program-cache counters of a live background collective
-// (false when `handle` is not one), and the background collective behind
-// a PAT_Handle (src/api/handles.cpp; nullptr for any other handle).
+// (false when `handle` is not one; api/handles.hpp finds the collective
+// behind a PAT_Handle).
 bool background_cache_counts(void *handle, std::uint64_t &hits, std::uint64_t &misses);
-void *background_of(PAT_Handle handle);
 
 }  // namespace patcoll::runtime

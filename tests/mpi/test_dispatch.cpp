@@ -17,6 +17,7 @@
 #include "core/pat.hpp"
 #include "mpi/comm_cache.hpp"
 #include "mpi/dispatch.hpp"
+#include "api/handles.hpp"
 #include "mpi_test.hpp"
 #include "patcoll.h"
 #include "runtime/background.hpp"

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "mpi/handle.hpp"
+#include "api/handles.hpp"
 #include "mpi_test.hpp"
 #include "patcoll.h"
 

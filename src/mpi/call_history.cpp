@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/config.hpp"
+#include "core/hash.hpp"
 #include "core/traits.hpp"
 #include "mpi/clock.hpp"
 
@@ -24,11 +25,7 @@ constexpr int kSlots = 8;           // keys per rank in one exchange (the most r
 constexpr std::size_t kMaxSites = 16;  // keys kept per communicator (least recently used dropped)
 constexpr std::uint64_t kKeyMask = (std::uint64_t{1} << 52) - 1;  // exact in a double
 
-std::uint64_t fnv1a(const void *data, std::size_t bytes, std::uint64_t hash = 1469598103934665603ull) {
-  const auto *p = static_cast<const unsigned char *>(data);
-  for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 1099511628211ull;
-  return hash;
-}
+using core::fnv1a;
 
 std::string_view base_name(const char *path) {
   std::string_view name = path ? path : "";

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/config.hpp"
+#include "core/hash.hpp"
 #include "core/pat.hpp"
 #include "error.hpp"
 
@@ -91,11 +92,7 @@ namespace {
 constexpr config::Var kScheduleVariables[] = {config::Var::segments, config::Var::segment_bytes,
                                               config::Var::clairvoyant_join};
 
-std::uint64_t fnv1a(const void *data, std::size_t bytes, std::uint64_t hash = 1469598103934665603ull) {
-  const auto *p = static_cast<const unsigned char *>(data);
-  for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 1099511628211ull;
-  return hash;
-}
+using core::fnv1a;
 
 }  // namespace
 

@@ -2,7 +2,6 @@
 // layout of the rank files is at serialize(), the JSON at write_report().
 #include "mpi/report.hpp"
 
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <array>
@@ -23,6 +22,7 @@
 #include "core/config.hpp"
 #include "core/json.hpp"
 #include "core/traits.hpp"
+#include "mpi/call_history.hpp"
 #include "mpi/clock.hpp"
 #include "mpi/comm_cache.hpp"
 #include "mpi/finalize.hpp"
@@ -116,24 +116,7 @@ Recorder &recorder() {
 // --- call sites ---------------------------------------------------------------
 
 std::string symbol(const void *address) {
-  if (!address) return "(other call sites and sizes)";
-  Dl_info info{};
-  char text[64];
-  if (!dladdr(address, &info) || !info.dli_fname) {
-    std::snprintf(text, sizeof text, "%p", address);
-    return text;
-  }
-  std::string object = info.dli_fname;
-  if (const auto slash = object.rfind('/'); slash != std::string::npos) object.erase(0, slash + 1);
-  const auto at = reinterpret_cast<std::uintptr_t>(address);
-  if (info.dli_sname && info.dli_saddr) {
-    const auto offset = at - reinterpret_cast<std::uintptr_t>(info.dli_saddr);
-    std::snprintf(text, sizeof text, "+0x%llx", static_cast<unsigned long long>(offset));
-    return info.dli_sname + std::string(text) + " (" + object + ")";
-  }
-  const auto offset = at - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
-  std::snprintf(text, sizeof text, "+0x%llx", static_cast<unsigned long long>(offset));
-  return object + text;
+  return address ? describe_call_site(address) : "(other call sites and sizes)";
 }
 
 // --- the rank file ----------------------------------------------------------

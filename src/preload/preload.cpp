@@ -1,28 +1,22 @@
-// libpatcoll-preload.so: serves MPI_Reduce, MPI_Allreduce, MPI_Scatter and
-// MPI_Gather of an unmodified MPI program through patcoll (PMPI profiling
-// interface; LD_PRELOAD, or `mpirun -x LD_PRELOAD=...` under Open MPI).
+// libpatcoll-preload.so: serves the blocking collectives of
+// core/collectives.def (MPI_Reduce, MPI_Allreduce, MPI_Scatter, MPI_Gather)
+// of an unmodified MPI program through patcoll (PMPI profiling interface;
+// LD_PRELOAD, or `mpirun -x LD_PRELOAD=...` under Open MPI).
 //
-// The algorithm of each collective comes from PATCOLL_REDUCE,
-// PATCOLL_ALLREDUCE, PATCOLL_SCATTER, PATCOLL_GATHER; unset, empty or
-// "native" calls the PMPI function straight away (loading the shim alone
-// changes nothing). An unknown name is reported once on stderr by rank 0 of
-// MPI_COMM_WORLD and the collective stays native. Intercommunicators,
-// MPI_COMM_NULL, and every call patcoll declines (its argument checks, an
-// algorithm's restrictions, MPI_IN_PLACE where it is not allowed, ...) go
-// to the PMPI function, so the MPI library reports what it would report
-// without the shim. PATCOLL_VERBOSE=1 prints, on rank 0 of each
-// communicator, once per communicator, collective and serving algorithm,
-// which algorithm serves the collective and why; 2 adds per-communicator
-// statistics of the history PAT source at MPI_Finalize (or MPI_Comm_free).
+// The algorithm of each collective comes from PATCOLL_<COLL>; unset, empty
+// or "native" leaves it to the MPI library (loading the shim alone changes
+// nothing). An unknown name is reported once on stderr by rank 0 of
+// MPI_COMM_WORLD and the collective stays native. Every call goes through
+// the library's one call path (mpi/call.hpp): intercommunicators and calls
+// whose op or counts the algorithm's restrictions do not allow go to the
+// MPI library on every rank alike (said once by rank 0); any other error is
+// raised on the communicator's error handler, never retried with PMPI_*.
+// PATCOLL_VERBOSE=1 prints, on rank 0 of each communicator, once per
+// communicator, collective and serving algorithm, which algorithm serves
+// the collective and why; 2 adds the history statistics per communicator.
 //
-// PATCOLL_PATS=history learns PATs from the call history (history.hpp;
-// the exchange is described in docs/results/preload.md): every rank measures its
-// offset (exit of the previous intercepted collective on the communicator ->
-// entry of this one), predicts it by a moving average, and every k calls
-// sends the prediction to rank 0 with a non-blocking send on a private
-// duplicate communicator; rank 0 relays the vector k/2 calls later, and it
-// is applied (PAT_Set_arrivals) k calls after the start, at the same call
-// index on every rank. No synchronising collective is added.
+// PATCOLL_PATS=history (mpi/call_history.hpp) and PATCOLL_REPORT
+// (mpi/report.hpp) are the library's, kept in its per-communicator state.
 #include <mpi.h>
 
 #include <algorithm>
@@ -71,11 +65,7 @@ struct Config {
   std::array<std::string, kCollectives> why;        // the reason verbose mode prints
   std::vector<std::string> problems;     // printed once by rank 0 of MPI_COMM_WORLD
   int verbose = 0;
-  bool history = false;
-  int window = 5;
-  int period = 8;
-  double quantum = 1e-5;
-  bool entry_clock = true;  // PATCOLL_HISTORY_ESTIMATE=entry (default) or offset
+  mpi::HistoryOptions history;  // PATCOLL_PATS and PATCOLL_HISTORY_* (the library's)
   bool any_patcoll = false;  // some collective is served by patcoll (PATs are worth setting)
   bool active = false;  // anything beyond "call PMPI"
 };
@@ -128,12 +118,8 @@ Config read_config() {
   for (std::string &problem : settings->problems_of(configuration::Scope::preload))
     config.problems.push_back(std::move(problem));
   config.verbose = static_cast<int>((*settings)[configuration::Var::verbose].integer);
-  config.history = (*settings)[configuration::Var::pats].text == "history";
-  config.entry_clock = (*settings)[configuration::Var::history_estimate].text == "entry";
-  config.window = static_cast<int>((*settings)[configuration::Var::history_window].integer);
-  config.period = static_cast<int>((*settings)[configuration::Var::history_period].integer);
-  config.quantum = (*settings)[configuration::Var::history_quantum].number;
-  if (config.verbose > 0 || config.history || !config.problems.empty() || mpi::report::enabled())
+  config.history = mpi::history_options();
+  if (config.verbose > 0 || config.history.enabled || !config.problems.empty() || mpi::report::enabled())
     config.active = true;
   return config;
 }
@@ -158,10 +144,11 @@ void report_startup() {
     std::string line = "patcoll-preload: loaded on " + std::to_string(size) + " ranks;";
     for (int i = 0; i < kCollectives; ++i)
       line += std::string(" ") + coll_name(i) + "=" + (c.algorithm[i].empty() ? "native" : c.algorithm[i]);
-    if (c.history)
-      line += std::string("; PATs: history (") + (c.entry_clock ? "entry times" : "exit->entry offsets") +
-              ", SMA window " + std::to_string(c.window) + ", exchange every " +
-              std::to_string(c.period) + " calls, quantum " + std::to_string(c.quantum) + " s)";
+    const mpi::HistoryOptions &h = c.history;
+    if (h.enabled)
+      line += std::string("; PATs: history (") + (h.entry_clock ? "entry times" : "exit->entry offsets") +
+              ", SMA window " + std::to_string(h.window) + ", exchange every " + std::to_string(h.period) +
+              " calls, quantum " + std::to_string(h.quantum) + " s)";
     else
       line += "; PATs: none";
     std::fprintf(stderr, "%s\n", line.c_str());

@@ -214,6 +214,10 @@ int raise(int coll, MPI_Comm comm, int rc, const mpi::CallOutcome &outcome) {
                  outcome.state ? outcome.state->label.c_str() : "a communicator", PAT_Last_error());
     std::fflush(stderr);
   }
+  // A misconfiguration fails on every rank at the same call: wait for rank
+  // 0's line before a fatal handler may end the job (an MPI library aborts
+  // every rank from the first that calls it).
+  if (outcome.configuration && fatal && outcome.state) PMPI_Barrier(outcome.state->comm);
   PMPI_Comm_call_errhandler(comm, rc);
   return rc;
 }

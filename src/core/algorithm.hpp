@@ -40,6 +40,12 @@ struct Params {
   std::vector<std::int64_t> segment_sizes;  // explicit segment sizes in elements (positive, sum = count),
                                             // wins over both; empty = equal segments (takes_segment_sizes)
   std::vector<int> radix;             // radix_k: factors of procs; empty = default
+  // The v-forms' block sizes in elements (core/layout.hpp): allgatherv and
+  // reduce_scatter: counts[r] = rank r's block (procs entries); alltoallv:
+  // counts[s * procs + d] = what rank s sends to rank d (procs² entries).
+  // Empty for every other collective, whose blocks are all `count`. A
+  // v-form's logical buffers are packed: blocks in rank order, back to back.
+  std::vector<std::int64_t> counts;
   std::vector<double> arrivals;       // PAT vector in seconds, empty = balanced
   ClairvoyantJoin clairvoyant_join = ClairvoyantJoin::before_round_end;  // Clairvoyant's join rule
   CostModel cost;

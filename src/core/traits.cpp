@@ -1,5 +1,7 @@
 #include "traits.hpp"
 
+#include "layout.hpp"
+
 #include <iterator>
 
 namespace patcoll::core {
@@ -10,6 +12,7 @@ using R = Ranks;
 using I = Indexing;
 using O = Contributors;
 using B = Buffer;
+using A = AtBlock;
 
 // auto's classic candidates (small messages, large ones).
 constexpr std::string_view kReduceSmall[] = {"binomial", "linear"};
@@ -22,19 +25,19 @@ constexpr std::string_view kMovementLarge[] = {"linear", "binomial"};
 // In Collective's order (traits() indexes by it).
 constexpr CollectiveTraits kTraits[] = {
     {Collective::reduce, "reduce", "MPI_Reduce", true, true, E::block, E::block, E::block, E::none,
-     R::root, B::send, B::recv, false,
+     R::root, B::send, B::recv, A::start,
      B::send, R::every, I::element, O::holder,
      R::root, I::element, O::every_rank, kReduceSmall, kReduceLarge},
     {Collective::allreduce, "allreduce", "MPI_Allreduce", false, true, E::block, E::block, E::block, E::block,
-     R::every, B::send, B::recv, false,
+     R::every, B::send, B::recv, A::start,
      B::send, R::every, I::element, O::holder,
      R::every, I::element, O::every_rank, kAllreduceSmall, kAllreduceLarge},
     {Collective::scatter, "scatter", "MPI_Scatter", true, false, E::whole, E::none, E::block, E::block,
-     R::root, B::recv, B::send, true,
+     R::root, B::recv, B::send, A::root,
      B::send, R::root, I::element, O::root,
      R::every, I::rank_block, O::root, kMovementSmall, kMovementLarge},
     {Collective::gather, "gather", "MPI_Gather", true, false, E::block, E::block, E::whole, E::none,
-     R::root, B::send, B::recv, true,
+     R::root, B::send, B::recv, A::root,
      B::send, R::every, I::rank_block, O::holder,
      R::root, I::element, O::index_block, kMovementSmall, kMovementLarge},
 };
@@ -57,16 +60,28 @@ static_assert(listed_in_order(), "collectives.def is in core::Collective's order
 
 }  // namespace
 
-std::int64_t CollectiveTraits::elements(Buffer buffer, bool is_root, std::int64_t count, int procs) const {
+std::int64_t CollectiveTraits::elements(Buffer buffer, int rank, const Params &params) const {
+  const bool is_root = rank == params.root;
   Extent extent = Extent::none;
   if (buffer == Buffer::send) extent = is_root ? send_at_root : send_elsewhere;
   if (buffer == Buffer::recv) extent = is_root ? recv_at_root : recv_elsewhere;
   switch (extent) {
     case Extent::none: return 0;
-    case Extent::block: return count;
-    case Extent::whole: return count * procs;
+    case Extent::block: return block_count(params, rank);
+    case Extent::whole: return total(params);
+    case Extent::pairs_out: return send_total(params, rank);
+    case Extent::pairs_in: return recv_total(params, rank);
   }
   return 0;
+}
+
+std::int64_t CollectiveTraits::elements(Buffer buffer, bool is_root, std::int64_t count, int procs) const {
+  Params params;
+  params.collective = collective;
+  params.procs = procs;
+  params.count = count;
+  params.root = is_root ? 0 : -1;  // rank 0, the root or not
+  return elements(buffer, 0, params);
 }
 
 std::span<const CollectiveTraits> collectives() { return kTraits; }

@@ -14,18 +14,27 @@
 //   gather       block / block        whole / none         root: send = recv[root block]   root: j from rank j/n
 // Initially rank r's send element i is (i, {r}) for reduce and allreduce,
 // (r·n+i, {r}) for gather; the scatter root's send element j is (j, {root}).
-// block = Params::count elements, whole = procs·count.
+// block = the rank's block (Params::count elements, or its v-count),
+// whole = every rank's block (procs·count, or the sum of the v-counts);
+// pairs_out / pairs_in = what a rank sends to / receives from every rank
+// of an all-to-all (core/layout.hpp).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string_view>
 
+#include "algorithm.hpp"
 #include "ir.hpp"
 
 namespace patcoll::core {
 
-enum class Extent : std::uint8_t { none, block, whole };
+// Where MPI_IN_PLACE puts the aliased buffer inside the other one: at its
+// start, at the root's block (scatter, gather), at the rank's own block
+// (allgather).
+enum class AtBlock : std::uint8_t { start, root, own };
+
+enum class Extent : std::uint8_t { none, block, whole, pairs_out, pairs_in };
 
 // Who a buffer, an MPI_IN_PLACE or a result belongs to.
 enum class Ranks : std::uint8_t { root, every };
@@ -47,10 +56,11 @@ struct CollectiveTraits {
   bool combines;                 // reduces with an op (else moves blocks)
   Extent send_at_root, send_elsewhere, recv_at_root, recv_elsewhere;
   // MPI_IN_PLACE: at which ranks it is allowed, and which logical buffer
-  // then lives in the other one (at the root's block when block_offset).
+  // then lives in the other one (at the root's block or the rank's own
+  // block, core/layout.hpp, as `at_block` says).
   Ranks in_place_at;
   Buffer aliased, into;
-  bool block_offset;
+  AtBlock at_block;
   // Initial contents: the buffer holding them at every rank (or the root
   // only), how their index is formed, whose contribution they are.
   Buffer initial_in;
@@ -69,6 +79,8 @@ struct CollectiveTraits {
   std::span<const std::string_view> classic_small, classic_large;
 
   // Elements of `buffer` (send or recv) at a rank.
+  std::int64_t elements(Buffer buffer, int rank, const Params &params) const;
+  // The same for a uniform call (no v-counts).
   std::int64_t elements(Buffer buffer, bool is_root, std::int64_t count, int procs) const;
   // MPI_IN_PLACE applies at this rank.
   bool in_place_applies(bool is_root) const { return in_place_at == Ranks::every || is_root; }

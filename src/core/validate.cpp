@@ -5,6 +5,7 @@
 // disjoint sets, so misplaced segments and double counting both show.
 #include "validate.hpp"
 
+#include "layout.hpp"
 #include "traits.hpp"
 
 #include <algorithm>
@@ -68,14 +69,16 @@ class Validator {
 
   std::int64_t buffer_size(int rank, Buffer b) const {
     if (b == Buffer::scratch) return programs_[rank].scratch_count;
-    return traits_.elements(b, rank == params_.root, params_.count, procs_);
+    return traits_.elements(b, rank, params_);
   }
 
   // MPI_IN_PLACE: which logical buffer maps where (core/traits.hpp).
   Place resolve(int rank, const Region &r) const {
     if (options_.in_place && r.buffer == traits_.aliased && traits_.in_place_applies(rank == params_.root))
       return {static_cast<int>(traits_.into),
-              r.offset + (traits_.block_offset ? static_cast<std::int64_t>(params_.root) * params_.count : 0),
+              r.offset + (traits_.at_block == AtBlock::root  ? block_offset(params_, params_.root)
+                          : traits_.at_block == AtBlock::own ? block_offset(params_, rank)
+                                                             : 0),
               r.count};
     return {static_cast<int>(r.buffer), r.offset, r.count};
   }
@@ -85,13 +88,13 @@ class Validator {
     switch (who) {
       case Contributors::root: return params_.root;
       case Contributors::holder: return holder;
-      case Contributors::index_block: return static_cast<int>(index / std::max<std::int64_t>(1, params_.count));
+      case Contributors::index_block: return block_owner(params_, index);
       case Contributors::every_rank: break;
     }
     return -1;
   }
   std::int64_t index_of(Indexing how, int rank, std::int64_t i) const {
-    return how == Indexing::element ? i : static_cast<std::int64_t>(rank) * params_.count + i;
+    return how == Indexing::element ? i : block_offset(params_, rank) + i;
   }
 
   std::string init_buffers() {

@@ -28,12 +28,12 @@
 #include "mpi/error.hpp"
 #include "mpi/executor.hpp"
 #include "mpi/op_check.hpp"
+#include "mpi/prepare.hpp"
 #include "mpi/registry.hpp"
 #include "mpi/report.hpp"
 #include "mpi/signature.hpp"
 
 namespace patcoll::mpi {
-namespace {
 
 using core::Collective;
 
@@ -46,6 +46,8 @@ int common_checks(MPI_Comm comm, CommState *&state, bool &inter) {
   state->mailbox->take(state->arrivals);  // the PAT runtime's newest vector, if any
   return MPI_SUCCESS;
 }
+
+namespace {
 
 // A reduction's start: the checks, the selection and the Program of the
 // call, into `run` (handle.hpp), which the blocking call runs at once and a
@@ -120,12 +122,8 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
 }
 
 
-// Scatter and gather run in bytes: one IR element is one byte of a rank's
-// block, so the send and receive datatypes may differ (matching
-// signatures). A buffer whose datatype is not dense is packed before and
-// unpacked after the run.
-// `packed` holds the bytes of a non-dense buffer (kept in the Run while it
-// is active; its heap storage does not move with the Run).
+}  // namespace
+
 int pack_view(const void *buffer, int count, const TypeInfo &type, std::vector<char> &packed, void *&bytes_out,
               bool copy_in) {
   if (type.dense) {
@@ -142,6 +140,8 @@ int pack_view(const void *buffer, int count, const TypeInfo &type, std::vector<c
   }
   return MPI_SUCCESS;
 }
+
+namespace {
 
 int prepare_movement(Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -226,14 +226,30 @@ std::int64_t call_bytes(const NativeCall &c) {
 }
 
 int prepare(const NativeCall &c, const char *algorithm, Run &run) {
-  if (c.collective == Collective::reduce || c.collective == Collective::allreduce)
-    return prepare_reduction(c.collective, algorithm, c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.root,
-                             c.comm, run);
-  return prepare_movement(c.collective, algorithm, c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount,
-                          c.recvtype, c.root, c.comm, run);
+  switch (c.collective) {
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind) \
+  case Collective::name:                           \
+    return prepare_##kind(c, algorithm, run);
+#include "core/collectives.def"
+#undef PATCOLL_COLLECTIVE
+  }
+  return fail(MPI_ERR_INTERN, "no preparation for this collective");
 }
 
 }  // namespace
+
+int prepare_rooted_reduction(const NativeCall &c, const char *algorithm, Run &run) {
+  return prepare_reduction(c.collective, algorithm, c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.root,
+                           c.comm, run);
+}
+int prepare_reduction(const NativeCall &c, const char *algorithm, Run &run) {
+  return prepare_reduction(c.collective, algorithm, c.sendbuf, c.recvbuf, c.sendcount, c.sendtype, c.op, c.root,
+                           c.comm, run);
+}
+int prepare_rooted_movement(const NativeCall &c, const char *algorithm, Run &run) {
+  return prepare_movement(c.collective, algorithm, c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount,
+                          c.recvtype, c.root, c.comm, run);
+}
 
 NativeCall uniform_call(Collective collective, const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
                         int root, MPI_Comm comm) {

@@ -396,7 +396,7 @@ void append_raw(std::string &key, const std::vector<T> &values) {
 
 std::string cache_key(const Entry &entry, const core::Params &p, int rank) {
   std::string key;
-  key.reserve(128 + entry.name.size() + 8 * (p.radix.size() + p.segment_sizes.size() + p.arrivals.size()));
+  key.reserve(128 + entry.name.size() + 8 * (p.radix.size() + p.segment_sizes.size() + p.counts.size() + p.arrivals.size()));
   append_raw(key, entry.name.size());
   key.append(entry.name);
   append_raw(key, static_cast<int>(p.collective));
@@ -414,6 +414,7 @@ std::string cache_key(const Entry &entry, const core::Params &p, int rank) {
   append_raw(key, p.cost.gamma);
   append_raw(key, p.radix);
   append_raw(key, p.segment_sizes);
+  append_raw(key, p.counts);
   append_raw(key, p.arrivals);
   return key;
 }

@@ -38,6 +38,9 @@ struct NativeCall {
   MPI_Op op = MPI_OP_NULL;
   int root = 0;
   MPI_Comm comm = MPI_COMM_NULL;
+  // The v-forms' arrays (allgatherv: recvcounts, rdispls = displs;
+  // alltoallv: all four; reduce_scatter: recvcounts), as the caller passed them.
+  const int *sendcounts = nullptr, *sdispls = nullptr, *recvcounts = nullptr, *rdispls = nullptr;
 };
 int native_blocking(const NativeCall &);                 // PMPI_Reduce & co.
 int native_start(const NativeCall &, MPI_Request *);    // PMPI_Ireduce & co.

@@ -49,10 +49,10 @@ TEST(Traits, InPlaceIsAllowedAtTheRootExceptForAllreduceWhereEveryRankMayUseIt) 
   }
   // scatter: the root's recv block is its send block `root`
   EXPECT_EQ(traits(Collective::scatter).aliased, Buffer::recv);
-  EXPECT_TRUE(traits(Collective::scatter).block_offset);
+  EXPECT_EQ(traits(Collective::scatter).at_block, AtBlock::root);
   // reduce: send and recv are the same storage from offset 0
   EXPECT_EQ(traits(Collective::reduce).into, Buffer::recv);
-  EXPECT_FALSE(traits(Collective::reduce).block_offset);
+  EXPECT_EQ(traits(Collective::reduce).at_block, AtBlock::start);
 }
 
 TEST(Traits, OnlyReductionsCombine) {

@@ -17,6 +17,8 @@ std::string shape_key(const Params &p) {
   for (int k : p.radix) os << ' ' << k;
   os << " s";
   for (std::int64_t size : p.segment_sizes) os << ' ' << size;
+  if (!p.counts.empty()) os << " v";  // the v-forms only
+  for (std::int64_t count : p.counts) os << ' ' << count;
   return os.str();
 }
 

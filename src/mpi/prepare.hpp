@@ -1,0 +1,38 @@
+// The start of a call, one function per signature kind of
+// core/collectives.def (prepare_<kind>): the kind's argument checks with
+// the MPI standard's error classes, the selection and the Program, into a
+// Run (handle.hpp) that the blocking call runs at once and a non-blocking
+// or persistent one keeps. call.cpp dispatches to them; a new kind adds
+// its function here and defines it in its own file (prepare_<kind>.cpp) or
+// in call.cpp, with the helpers below.
+#pragma once
+
+#include <mpi.h>
+
+#include <vector>
+
+#include "mpi/comm_cache.hpp"
+#include "mpi/datatype.hpp"
+#include "mpi/handle.hpp"
+
+namespace patcoll::mpi {
+
+int prepare_rooted_reduction(const NativeCall &, const char *algorithm, Run &);  // MPI_Reduce
+int prepare_reduction(const NativeCall &, const char *algorithm, Run &);         // MPI_Allreduce
+int prepare_rooted_movement(const NativeCall &, const char *algorithm, Run &);   // MPI_Scatter, MPI_Gather
+
+// Checks shared by every collective (MPI usable, a valid communicator);
+// fills `state`, or sets `inter` for an intercommunicator (the MPI
+// library's own serves it).
+int common_checks(MPI_Comm comm, CommState *&state, bool &inter);
+
+// Movements run in bytes: one IR element is one byte of a rank's block, so
+// the send and receive datatypes may differ (matching signatures). A
+// buffer whose datatype is not dense is packed before and unpacked after
+// the run: `packed` holds its bytes (kept in the Run while it is active;
+// its heap storage does not move with the Run); `bytes_out` is where the
+// Program's buffer starts.
+int pack_view(const void *buffer, int count, const TypeInfo &type, std::vector<char> &packed, void *&bytes_out,
+              bool copy_in);
+
+}  // namespace patcoll::mpi

@@ -79,6 +79,11 @@ const Algorithm kAlgorithms[] = {
     {C::gather, "sbn", none, pap, "", "", "binomial, earliest ranks send first, root unshuffles ([PS] Fig. 11)", gather_sbn, gather_sbn_all},
     {C::gather, "bsls", none, in_background, "", "sls", "sls, the root's part run by the PAT runtime's thread after the edge ([PS] Fig. 10); sls wherever no edge applies", gather_sls, gather_sls_all},
     {C::gather, "bsbn", none, in_background, "", "sbn", "sbn, the root's part run by the PAT runtime's thread after the edge ([PS] Fig. 12); sbn wherever no edge applies", gather_sbn, gather_sbn_all},
+    // --- MPI_Alltoall ----------------------------------------------------
+    {C::alltoall, "pairwise", none, plain, "", "", "P-1 exchange steps, partner rank XOR k (powers of two) or r+k / r-k", alltoall_pairwise, nullptr},
+    {C::alltoall, "linear", none, plain, "", "", "every send and receive posted at once", alltoall_linear, nullptr},
+    {C::alltoall, "bruck", none, plain, "", "", "log2 P steps of packed positions with local rotations (small pairs)", alltoall_bruck, nullptr},
+    {C::alltoall, "clairvoyant", none, pap, "", "", "PAT-driven: pairs among early ranks first, late ranks' pairs last in arrival order (Qian-Afsahi); pairwise when balanced", alltoall_clairvoyant, alltoall_clairvoyant_all},
 };
 
 }  // namespace

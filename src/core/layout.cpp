@@ -61,6 +61,48 @@ std::int64_t recv_offset(const Params &p, int source, int dest) {
 std::int64_t send_total(const Params &p, int source) { return send_offset(p, source, p.procs); }
 std::int64_t recv_total(const Params &p, int dest) { return recv_offset(p, p.procs, dest); }
 
+std::int64_t pair_index(const Params &p, int source, int dest) {
+  if (!per_pair(p)) return (static_cast<std::int64_t>(source) * p.procs + dest) * p.count;
+  std::int64_t index = 0;
+  for (int s = 0; s < source; ++s) index += send_total(p, s);
+  return index + send_offset(p, source, dest);
+}
+
+int pair_source(const Params &p, std::int64_t index) {
+  if (index < 0) return -1;
+  if (!per_pair(p)) {
+    const std::int64_t per_source = static_cast<std::int64_t>(p.procs) * p.count;
+    if (per_source <= 0 || index >= per_source * p.procs) return -1;
+    return static_cast<int>(index / per_source);
+  }
+  std::int64_t end = 0;
+  for (int s = 0; s < p.procs; ++s) {
+    end += send_total(p, s);
+    if (index < end) return s;
+  }
+  return -1;
+}
+
+int send_pair_at(const Params &p, int source, std::int64_t offset) {
+  if (offset < 0) return -1;
+  std::int64_t end = 0;
+  for (int d = 0; d < p.procs; ++d) {
+    end += pair_count(p, source, d);
+    if (offset < end) return d;
+  }
+  return -1;
+}
+
+int recv_pair_at(const Params &p, int dest, std::int64_t offset) {
+  if (offset < 0) return -1;
+  std::int64_t end = 0;
+  for (int s = 0; s < p.procs; ++s) {
+    end += pair_count(p, s, dest);
+    if (offset < end) return s;
+  }
+  return -1;
+}
+
 std::vector<std::int64_t> prefix_offsets(const std::vector<std::int64_t> &sizes) {
   std::vector<std::int64_t> offsets(sizes.size() + 1, 0);
   for (std::size_t i = 0; i < sizes.size(); ++i) offsets[i + 1] = offsets[i] + sizes[i];

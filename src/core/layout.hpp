@@ -34,6 +34,15 @@ std::int64_t send_offset(const Params &, int source, int dest);  // in source's 
 std::int64_t recv_offset(const Params &, int source, int dest);  // in dest's receive buffer
 std::int64_t send_total(const Params &, int source);
 std::int64_t recv_total(const Params &, int dest);
+// Every pair's elements numbered once, source-major: pair (s, d) holds
+// [pair_index(s, d), pair_index(s, d) + pair_count(s, d)); pair_source is
+// the s whose pairs hold `index` (-1 outside them). The validator's values.
+std::int64_t pair_index(const Params &, int source, int dest);
+int pair_source(const Params &, std::int64_t index);
+// The rank d of source's send buffer whose pair holds element `offset`
+// (-1 outside it), and the rank s of dest's receive buffer likewise.
+int send_pair_at(const Params &, int source, std::int64_t offset);
+int recv_pair_at(const Params &, int dest, std::int64_t offset);
 
 // Offsets of a list of block sizes: prefix sums, one more entry than sizes.
 std::vector<std::int64_t> prefix_offsets(const std::vector<std::int64_t> &sizes);

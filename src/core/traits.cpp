@@ -21,6 +21,8 @@ constexpr std::string_view kAllreduceSmall[] = {"recursive_doubling", "rabenseif
 constexpr std::string_view kAllreduceLarge[] = {"rabenseifner", "ring", "recursive_doubling"};
 constexpr std::string_view kMovementSmall[] = {"binomial", "linear"};
 constexpr std::string_view kMovementLarge[] = {"linear", "binomial"};
+constexpr std::string_view kAlltoallSmall[] = {"bruck", "linear", "pairwise"};
+constexpr std::string_view kAlltoallLarge[] = {"pairwise", "linear"};
 
 // In Collective's order (traits() indexes by it).
 constexpr CollectiveTraits kTraits[] = {
@@ -40,6 +42,10 @@ constexpr CollectiveTraits kTraits[] = {
      R::root, B::send, B::recv, A::root,
      B::send, R::every, I::rank_block, O::holder,
      R::root, I::element, O::index_block, kMovementSmall, kMovementLarge},
+    {Collective::alltoall, "alltoall", "MPI_Alltoall", false, false, E::pairs_out, E::pairs_out, E::pairs_in, E::pairs_in,
+     R::every, B::send, B::recv, A::start,
+     B::send, R::every, I::pairs_out, O::holder,
+     R::every, I::pairs_in, O::pair_source, kAlltoallSmall, kAlltoallLarge},
 };
 static_assert(std::size(kTraits) == kCollectiveCount, "one row per collective");
 

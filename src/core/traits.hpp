@@ -12,8 +12,11 @@
 //   allreduce    block / block        block / block        all:  send = recv    every rank: i from all
 //   scatter      whole / none         block / block        root: recv = send[root block]   rank r: r·n+i from root
 //   gather       block / block        whole / none         root: send = recv[root block]   root: j from rank j/n
+//   alltoall     pairs / pairs        pairs / pairs        all:  send = recv    rank d, block s: pair (s, d) from s
 // Initially rank r's send element i is (i, {r}) for reduce and allreduce,
-// (r·n+i, {r}) for gather; the scatter root's send element j is (j, {root}).
+// (r·n+i, {r}) for gather; the scatter root's send element j is (j, {root});
+// for alltoall, element j of the pair (s, d) is (pair_index(s, d) + j, {s})
+// (core/layout.hpp numbers every pair's elements once, s-major).
 // block = the rank's block (Params::count elements, or its v-count),
 // whole = every rank's block (procs·count, or the sum of the v-counts);
 // pairs_out / pairs_in = what a rank sends to / receives from every rank
@@ -40,13 +43,18 @@ enum class Extent : std::uint8_t { none, block, whole, pairs_out, pairs_in };
 enum class Ranks : std::uint8_t { root, every };
 
 // Where an initial or expected element's index comes from: the element
-// itself (i), or the rank's block of the whole vector (rank·count + i).
-enum class Indexing : std::uint8_t { element, rank_block };
+// itself (i), the rank's block of the whole vector (rank·count + i), or the
+// pair the element belongs to (all-to-all): element i of a rank's send
+// buffer (pairs_out: the pair (rank, d) i falls in) or of its receive
+// buffer (pairs_in: the pair (s, rank)), numbered by layout.hpp's
+// pair_index.
+enum class Indexing : std::uint8_t { element, rank_block, pairs_out, pairs_in };
 
 // Whose contributions an element holds: every rank, the root, the rank
-// holding the buffer, or the rank whose block the element's index falls in
-// (index / count).
-enum class Contributors : std::uint8_t { every_rank, root, holder, index_block };
+// holding the buffer, the rank whose block the element's index falls in
+// (index / count), or the source of the pair the index falls in
+// (layout.hpp's pair_source).
+enum class Contributors : std::uint8_t { every_rank, root, holder, index_block, pair_source };
 
 struct CollectiveTraits {
   Collective collective;

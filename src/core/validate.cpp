@@ -52,6 +52,7 @@ class Validator {
     if (static_cast<int>(programs_.size()) != procs_) return fail("expected " + std::to_string(procs_) + " programs, got " + std::to_string(programs_.size()));
     if (params_.root < 0 || params_.root >= procs_) return fail("root out of range");
     words_ = (procs_ + 63) / 64;
+    init_pairs();
     if (auto e = init_buffers(); !e.empty()) return e;
     if (auto e = static_checks(); !e.empty()) return e;
     if (auto e = match(); !e.empty()) return e;
@@ -89,13 +90,54 @@ class Validator {
       case Contributors::root: return params_.root;
       case Contributors::holder: return holder;
       case Contributors::index_block: return block_owner(params_, index);
+      case Contributors::pair_source: return pair_source_of(index);
       case Contributors::every_rank: break;
     }
     return -1;
   }
   std::int64_t index_of(Indexing how, int rank, std::int64_t i) const {
-    return how == Indexing::element ? i : block_offset(params_, rank) + i;
+    switch (how) {
+      case Indexing::element: return i;
+      case Indexing::rank_block: return block_offset(params_, rank) + i;
+      case Indexing::pairs_out: return pair_element(rank, i, true);
+      case Indexing::pairs_in: return pair_element(rank, i, false);
+    }
+    return -1;
   }
+
+  // All-to-all: every pair's offsets once (layout.hpp), so that an
+  // element's index and source cost a binary search, not a prefix sum.
+  void init_pairs() {
+    if (traits_.initial_index != Indexing::pairs_out && traits_.result_index != Indexing::pairs_in) return;
+    const std::size_t n = static_cast<std::size_t>(procs_);
+    send_starts_.assign(n, std::vector<std::int64_t>(n + 1, 0));
+    recv_starts_.assign(n, std::vector<std::int64_t>(n + 1, 0));
+    pair_starts_.assign(n * n, 0);
+    source_starts_.assign(n + 1, 0);
+    for (int s = 0; s < procs_; ++s) {
+      for (int d = 0; d < procs_; ++d) {
+        const std::int64_t c = pair_count(params_, s, d);
+        send_starts_[s][d + 1] = send_starts_[s][d] + c;
+        recv_starts_[d][s + 1] = recv_starts_[d][s] + c;
+      }
+      source_starts_[s + 1] = source_starts_[s] + send_starts_[s][n];
+      for (int d = 0; d < procs_; ++d) pair_starts_[s * n + d] = source_starts_[s] + send_starts_[s][d];
+    }
+  }
+  // The last entry of `starts` (ascending, starts[0] = 0) not above `at`
+  // among those followed by a larger one: the block holding `at`.
+  static int block_at(const std::vector<std::int64_t> &starts, std::int64_t at) {
+    if (at < 0 || at >= starts.back()) return -1;
+    return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), at) - starts.begin()) - 1;
+  }
+  std::int64_t pair_element(int rank, std::int64_t i, bool outgoing) const {
+    const auto &starts = outgoing ? send_starts_[rank] : recv_starts_[rank];
+    const int other = block_at(starts, i);
+    if (other < 0) return -1;
+    const int source = outgoing ? rank : other, dest = outgoing ? other : rank;
+    return pair_starts_[static_cast<std::size_t>(source) * procs_ + dest] + i - starts[other];
+  }
+  int pair_source_of(std::int64_t index) const { return block_at(source_starts_, index); }
 
   std::string init_buffers() {
     state_.assign(procs_, std::vector<Values>(kStorages));
@@ -381,6 +423,11 @@ class Validator {
   std::vector<std::vector<std::vector<OpRef>>> partner_;
   std::vector<int> current_;
   std::vector<bool> is_posted_;
+  // All-to-all (init_pairs): per rank the starts of its send pairs (by
+  // dest) and of its receive pairs (by source), one more entry than ranks;
+  // every pair's first index; every source's first index.
+  std::vector<std::vector<std::int64_t>> send_starts_, recv_starts_;
+  std::vector<std::int64_t> pair_starts_, source_starts_;
 };
 
 }  // namespace

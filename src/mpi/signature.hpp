@@ -49,3 +49,16 @@
   ::patcoll::mpi::NativeCall { c, send, recv, count, count, type, type, MPI_OP_NULL, root, comm }
 #define PATCOLL_PMPI_ARGS_rooted_movement(n) \
   n.sendbuf, n.sendcount, n.sendtype, n.recvbuf, n.recvcount, n.recvtype, n.root, n.comm
+
+// MPI_Alltoall's.
+#define PATCOLL_PARAMS_all_to_all                                                                     \
+  const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,            \
+      MPI_Datatype recvtype, MPI_Comm comm
+#define PATCOLL_CALL_all_to_all(c)                                                                    \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, 0, comm               \
+  }
+#define PATCOLL_UNIFORM_all_to_all(c) \
+  ::patcoll::mpi::NativeCall { c, send, recv, count, count, type, type, MPI_OP_NULL, 0, comm }
+#define PATCOLL_PMPI_ARGS_all_to_all(n) \
+  n.sendbuf, n.sendcount, n.sendtype, n.recvbuf, n.recvcount, n.recvtype, n.comm

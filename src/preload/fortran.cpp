@@ -73,6 +73,13 @@ using patcoll::mpi::NativeCall;
     coll, c_buffer(s), c_buffer(r), static_cast<int>(*sn), static_cast<int>(*rn), MPI_Type_f2c(*st),       \
         MPI_Type_f2c(*rt), MPI_OP_NULL, static_cast<int>(*root), MPI_Comm_f2c(*c)                          \
   }
+#define PATCOLL_FORTRAN_PARAMS_all_to_all \
+  void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *c, MPI_Fint *e
+#define PATCOLL_FORTRAN_CALL_all_to_all(coll)                                                              \
+  NativeCall {                                                                                             \
+    coll, c_buffer(s), c_buffer(r), static_cast<int>(*sn), static_cast<int>(*rn), MPI_Type_f2c(*st),       \
+        MPI_Type_f2c(*rt), MPI_OP_NULL, 0, MPI_Comm_f2c(*c)                                                \
+  }
 
 // Every name Open MPI's Fortran libraries export for a collective
 // (nm -D libmpi_mpifh.so: MPI_REDUCE, mpi_reduce, mpi_reduce_, mpi_reduce__;

@@ -1,0 +1,73 @@
+// MPI_Alltoall (and, over Params::counts, MPI_Alltoallv): the builders and
+// the one exchange engine they share.
+//
+// Every pair (s, d) moves pair_count(s, d) elements from s's send buffer
+// (send_offset(s, d)) to d's receive buffer (recv_offset(s, d)),
+// core/layout.hpp. The builders stay correct when MPI_IN_PLACE makes the
+// send and the receive buffer one: nothing is received straight into the
+// receive buffer while a send may still read it. The exchange engine
+// receives each message into a staging block of scratch and copies it into
+// place at the start of the next step, after the step that sent from there
+// has completed; the engine's own block is one local copy.
+#pragma once
+
+#include <vector>
+
+#include "../algorithm.hpp"
+
+namespace patcoll::core {
+
+// One step of an exchange sequence: send the rank's pair for `to`, receive
+// the pair from `from` (−1: nothing that way). A pair of no elements is
+// neither sent nor received (both sides see its count).
+struct Exchange {
+  int to = -1;
+  int from = -1;
+};
+
+// The exchange engine: the rank's own pair copied, then one step per entry
+// of `sequence` (round = its index + 1), each received pair staged in
+// scratch and copied into place at the next step. Cost per step
+// α + max(c_out, c_in)·β; with every pair m/P bytes: (P−1)(α + mβ/P).
+Program alltoall_exchanges(const Params &, int rank, const std::vector<Exchange> &sequence);
+
+// The pairwise sequence ([MPICH] alltoall_intra_pairwise): P−1 steps;
+// partner rank XOR k when P is a power of two, else send to (r + k) mod P,
+// receive from (r − k) mod P, k = 1 … P−1.
+std::vector<Exchange> pairwise_sequence(int procs, int rank);
+
+// A symmetric pairwise order (a one-factorisation of the complete graph):
+// the round in 1 … R, R = P − 1 for even P and P for odd P, in which ranks
+// a ≠ b exchange; every rank meets every other once and at most one per
+// round. XOR for powers of two; else the circle method (odd P: a + b mod P,
+// rank a idle in round 2a mod P; even P: the same over P − 1 ranks with
+// rank P − 1 taking each round's idle one).
+int symmetric_round(int procs, int a, int b);
+int symmetric_rounds(int procs);
+
+Program alltoall_pairwise(const Params &, int rank);
+Program alltoall_linear(const Params &, int rank);
+Program alltoall_bruck(const Params &, int rank);
+
+// clairvoyant: every pair released at the later of its two ranks'
+// predicted arrivals, in units of one exchange (the quantum); each rank
+// runs its exchanges in the order (release, symmetric round), the same
+// order on both sides of every pair (deadlock-free whatever the real
+// arrivals). Balanced: symmetric_round's pairwise order.
+struct AlltoallClairvoyantPlan {
+  std::vector<long long> release;  // per rank: arrival in quanta after the earliest
+};
+AlltoallClairvoyantPlan plan_alltoall_clairvoyant(const Params &);
+Program build_alltoall_clairvoyant(const Params &, int rank, const AlltoallClairvoyantPlan &);
+Program alltoall_clairvoyant(const Params &, int rank);
+std::vector<Program> alltoall_clairvoyant_all(const Params &);
+// The partners of `rank` in the order it exchanges with them.
+std::vector<int> alltoall_clairvoyant_partners(const Params &, int rank, const AlltoallClairvoyantPlan &);
+
+// The bound (docs/results/alltoall.md): no all-to-all finishes before
+// every rank r has, after its arrival a_r, received (and sent) the pairs of
+// the others through its one port: max_r(a_r + α + max(in_r, out_r)·β) −
+// min(a), in_r and out_r the bytes r receives from and sends to the others.
+double alltoall_run_time_bound(const Params &);
+
+}  // namespace patcoll::core

@@ -84,6 +84,10 @@ const Algorithm kAlgorithms[] = {
     {C::alltoall, "linear", none, plain, "", "", "every send and receive posted at once", alltoall_linear, nullptr},
     {C::alltoall, "bruck", none, plain, "", "", "log2 P steps of packed positions with local rotations (small pairs)", alltoall_bruck, nullptr},
     {C::alltoall, "clairvoyant", none, pap, "", "", "PAT-driven: pairs among early ranks first, late ranks' pairs last in arrival order (Qian-Afsahi); pairwise when balanced", alltoall_clairvoyant, alltoall_clairvoyant_all},
+    // --- MPI_Alltoallv (the same builders over Params::counts) -------------
+    {C::alltoallv, "pairwise", none, plain, "", "", "P-1 exchange steps, partner rank XOR k (powers of two) or r+k / r-k", alltoall_pairwise, nullptr},
+    {C::alltoallv, "linear", none, plain, "", "", "every send and receive posted at once", alltoall_linear, nullptr},
+    {C::alltoallv, "clairvoyant", none, pap, "", "", "PAT-driven: pairs among early ranks first, late ranks' pairs last in arrival order (Qian-Afsahi); pairwise when balanced", alltoall_clairvoyant, alltoall_clairvoyant_all},
 };
 
 }  // namespace

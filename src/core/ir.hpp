@@ -35,10 +35,14 @@
 //   allreduce  send: count at every rank;   recv: count at every rank
 //   scatter    send: procs*count at the root; recv: count at every rank
 //   gather     send: count at every rank;   recv: procs*count at the root
+//   alltoall   send: procs*count at every rank (pair for d at d*count);
+//              recv: procs*count at every rank (pair from s at s*count);
+//              alltoallv: the pairs of Params::counts, packed (layout.hpp)
 // The send buffer is read-only. MPI_IN_PLACE makes send and recv the same
 // storage (reduce/allreduce: where MPI allows it; scatter: root's recv
 // block is send block `root`; gather: root's send block is recv block
-// `root`); builders are written so that they stay correct when aliased, and
+// `root`; alltoall(v): send = recv at every rank); builders are written so
+// that they stay correct when aliased, and
 // the validator checks both cases.
 #pragma once
 

@@ -23,6 +23,10 @@ constexpr std::string_view kMovementSmall[] = {"binomial", "linear"};
 constexpr std::string_view kMovementLarge[] = {"linear", "binomial"};
 constexpr std::string_view kAlltoallSmall[] = {"bruck", "linear", "pairwise"};
 constexpr std::string_view kAlltoallLarge[] = {"pairwise", "linear"};
+// alltoallv: no bruck; the MPI layer's Params::count is 0 (the sizes are
+// per pair and not the same on every rank), so the small list applies.
+constexpr std::string_view kAlltoallvSmall[] = {"pairwise", "linear"};
+constexpr std::string_view kAlltoallvLarge[] = {"pairwise", "linear"};
 
 // In Collective's order (traits() indexes by it).
 constexpr CollectiveTraits kTraits[] = {
@@ -46,6 +50,10 @@ constexpr CollectiveTraits kTraits[] = {
      R::every, B::send, B::recv, A::start,
      B::send, R::every, I::pairs_out, O::holder,
      R::every, I::pairs_in, O::pair_source, kAlltoallSmall, kAlltoallLarge},
+    {Collective::alltoallv, "alltoallv", "MPI_Alltoallv", false, false, E::pairs_out, E::pairs_out, E::pairs_in, E::pairs_in,
+     R::every, B::send, B::recv, A::start,
+     B::send, R::every, I::pairs_out, O::holder,
+     R::every, I::pairs_in, O::pair_source, kAlltoallvSmall, kAlltoallvLarge},
 };
 static_assert(std::size(kTraits) == kCollectiveCount, "one row per collective");
 

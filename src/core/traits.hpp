@@ -12,7 +12,7 @@
 //   allreduce    block / block        block / block        all:  send = recv    every rank: i from all
 //   scatter      whole / none         block / block        root: recv = send[root block]   rank r: r·n+i from root
 //   gather       block / block        whole / none         root: send = recv[root block]   root: j from rank j/n
-//   alltoall     pairs / pairs        pairs / pairs        all:  send = recv    rank d, block s: pair (s, d) from s
+//   alltoall(v)  pairs / pairs        pairs / pairs        all:  send = recv    rank d, block s: pair (s, d) from s
 // Initially rank r's send element i is (i, {r}) for reduce and allreduce,
 // (r·n+i, {r}) for gather; the scatter root's send element j is (j, {root});
 // for alltoall, element j of the pair (s, d) is (pair_index(s, d) + j, {s})

@@ -21,6 +21,7 @@ int prepare_rooted_reduction(const NativeCall &, const char *algorithm, Run &); 
 int prepare_reduction(const NativeCall &, const char *algorithm, Run &);         // MPI_Allreduce
 int prepare_rooted_movement(const NativeCall &, const char *algorithm, Run &);   // MPI_Scatter, MPI_Gather
 int prepare_all_to_all(const NativeCall &, const char *algorithm, Run &);        // MPI_Alltoall
+int prepare_all_to_all_v(const NativeCall &, const char *algorithm, Run &);      // MPI_Alltoallv
 
 // Checks shared by every collective (MPI usable, a valid communicator);
 // fills `state`, or sets `inter` for an intercommunicator (the MPI

@@ -62,3 +62,29 @@
   ::patcoll::mpi::NativeCall { c, send, recv, count, count, type, type, MPI_OP_NULL, 0, comm }
 #define PATCOLL_PMPI_ARGS_all_to_all(n) \
   n.sendbuf, n.sendcount, n.sendtype, n.recvbuf, n.recvcount, n.recvtype, n.comm
+
+// MPI_Alltoallv's. The uniform call passes every rank `count` elements at
+// packed displacements (arrays of the calling thread, uniform_counts).
+#define PATCOLL_PARAMS_all_to_all_v                                                                   \
+  const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,            \
+      void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm
+#define PATCOLL_CALL_all_to_all_v(c)                                                                  \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, sendbuf, recvbuf, 0, 0, sendtype, recvtype, MPI_OP_NULL, 0, comm, sendcounts, sdispls,         \
+        recvcounts, rdispls                                                                           \
+  }
+#define PATCOLL_UNIFORM_all_to_all_v(c)                                                               \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, send, recv, 0, 0, type, type, MPI_OP_NULL, 0, comm, ::patcoll::mpi::uniform_counts(comm, count), \
+        ::patcoll::mpi::uniform_displacements(comm, count), ::patcoll::mpi::uniform_counts(comm, count), \
+        ::patcoll::mpi::uniform_displacements(comm, count)                                            \
+  }
+#define PATCOLL_PMPI_ARGS_all_to_all_v(n)                                                             \
+  n.sendbuf, n.sendcounts, n.sdispls, n.sendtype, n.recvbuf, n.recvcounts, n.rdispls, n.recvtype, n.comm
+
+namespace patcoll::mpi {
+// `count` for every rank of comm, and the packed displacements 0, count,
+// 2·count, …: arrays of the calling thread, valid until its next call.
+const int *uniform_counts(MPI_Comm comm, int count);
+const int *uniform_displacements(MPI_Comm comm, int count);
+}  // namespace patcoll::mpi

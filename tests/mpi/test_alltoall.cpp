@@ -1,9 +1,11 @@
-// MPI driver: PAT_Alltoall with every registered algorithm against native,
-// over datatypes (MPI_INT, MPI_DOUBLE, a vector type with holes, send and
-// receive types that differ but have matching signatures), counts (0, 1,
-// 5, 1000 per pair), MPI_IN_PLACE, communicators (world, a parity split),
-// the three call paths, PAT vectors that are right (the predicted late
-// rank is late) and wrong (another rank is), plus bad input.
+// MPI driver: PAT_Alltoall and PAT_Alltoallv with every registered
+// algorithm against native, over datatypes (MPI_INT, MPI_DOUBLE, a vector
+// type with holes, send and receive types that differ but have matching
+// signatures), counts (0, 1, 5, 1000 per pair; alltoallv: zero and unequal
+// pairs, packed and scattered displacements), MPI_IN_PLACE, communicators
+// (world, a parity split), the three call paths, PAT vectors that are
+// right (the predicted late rank is late) and wrong (another rank is),
+// plus bad input.
 #include <mpi.h>
 
 #include <functional>
@@ -34,10 +36,15 @@ class AlltoallSuite {
     Suite suite;
     suite.check(!paths.empty(), "no path to run");
     algorithms_ = algorithms_of("alltoall");
+    v_algorithms_ = algorithms_of("alltoallv");
     suite.check(algorithms_.size() >= 5, "alltoall lists native, pairwise, linear, bruck, clairvoyant");
+    suite.check(v_algorithms_.size() >= 4, "alltoallv lists native, pairwise, linear, clairvoyant");
     for (Path path : paths) {
       path_ = path;
-      sweep_communicators([&](MPI_Comm comm, bool only_large) { matrix(suite, comm, only_large); });
+      sweep_communicators([&](MPI_Comm comm, bool only_large) {
+        matrix(suite, comm, only_large);
+        v_matrix(suite, comm, only_large);
+      });
       pats(suite, MPI_COMM_WORLD);
       bad_input(suite, MPI_COMM_WORLD);
     }
@@ -81,6 +88,98 @@ class AlltoallSuite {
         return rc != MPI_SUCCESS ? rc : run_persistent(handle);
     }
     return MPI_ERR_INTERN;
+  }
+
+  int call_v(const std::string &algorithm, const void *send, const int *sendcounts, const int *sdispls,
+             MPI_Datatype sendtype, void *recv, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+             MPI_Comm comm) {
+    const char *name = algorithm.c_str();
+    PAT_Handle handle = nullptr;
+    int rc = MPI_SUCCESS;
+    switch (path_) {
+      case Path::blocking:
+        return PAT_Alltoallv_with(name, send, sendcounts, sdispls, sendtype, recv, recvcounts, rdispls, recvtype, comm);
+      case Path::nonblocking:
+        rc = PAT_Ialltoallv_with(name, send, sendcounts, sdispls, sendtype, recv, recvcounts, rdispls, recvtype, comm,
+                                 &handle);
+        return rc != MPI_SUCCESS ? rc : complete_nonblocking(handle);
+      case Path::persistent:
+        rc = PAT_Alltoallv_init_with(name, send, sendcounts, sdispls, sendtype, recv, recvcounts, rdispls, recvtype,
+                                     comm, MPI_INFO_NULL, &handle);
+        return rc != MPI_SUCCESS ? rc : run_persistent(handle);
+    }
+    return MPI_ERR_INTERN;
+  }
+
+  // alltoallv: pair (s, d) carries ((s + 2d) mod 4)·scale elements (zero
+  // and unequal pairs), or ((s + d) mod 3)·scale in place (symmetric, as
+  // MPI_IN_PLACE requires). Displacements packed, or scattered: the pairs
+  // in reverse rank order with a gap of 3 elements before each.
+  void v_matrix(Suite &suite, MPI_Comm comm, bool only_large) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    struct VType {
+      std::string name;
+      MPI_Datatype type;
+      int slots;
+    };
+    const std::vector<VType> types{{"MPI_INT", MPI_INT, 1}, {"vector(2,1,2,MPI_INT)", vector_, 3}};
+    const std::vector<int> scales = only_large ? std::vector<int>{300} : std::vector<int>{1, 300};
+    for (const VType &t : types)
+      for (int scale : scales)
+        for (bool scattered : {false, true})
+          for (bool in_place : {false, true}) {
+            auto pair = [&](int s, int d) { return (in_place ? (s + d) % 3 : (s + 2 * d) % 4) * scale; };
+            std::vector<int> sendcounts(size), sdispls(size), recvcounts(size), rdispls(size);
+            int send_end = 0, recv_end = 0;
+            for (int k = 0; k < size; ++k) {
+              sendcounts[k] = pair(rank, k);
+              recvcounts[k] = pair(k, rank);
+            }
+            for (int i = 0; i < size; ++i) {
+              const int k = scattered ? size - 1 - i : i;
+              sdispls[k] = send_end + (scattered ? 3 : 0);
+              send_end = sdispls[k] + sendcounts[k];
+              rdispls[k] = recv_end + (scattered ? 3 : 0);
+              recv_end = rdispls[k] + recvcounts[k];
+            }
+            const std::size_t send_ints = static_cast<std::size_t>(send_end) * t.slots;
+            const std::size_t recv_ints = static_cast<std::size_t>(recv_end) * t.slots;
+            auto fresh_send = [&] {
+              std::vector<int> v(send_ints);
+              for (std::size_t i = 0; i < v.size(); ++i) v[i] = rank * 1000000 + static_cast<int>(i);
+              return v;
+            };
+            auto fresh_recv = [&] {
+              std::vector<int> v(recv_ints);
+              for (std::size_t i = 0; i < v.size(); ++i) v[i] = in_place ? rank * 1000000 + static_cast<int>(i) : -1;
+              return v;
+            };
+            auto run = [&](const std::string &algorithm, std::vector<int> &send, std::vector<int> &recv) {
+              return call_v(algorithm, in_place ? MPI_IN_PLACE : static_cast<const void *>(send.data()),
+                            sendcounts.data(), sdispls.data(), t.type, recv.data(), recvcounts.data(), rdispls.data(),
+                            t.type, comm);
+            };
+            std::vector<int> expected_send = fresh_send(), expected = fresh_recv();
+            if (run("native", expected_send, expected) != MPI_SUCCESS) {
+              suite.check(false, label() + ": native alltoallv failed");
+              continue;
+            }
+            for (const std::string &algorithm : v_algorithms_) {
+              if (algorithm == "native") continue;
+              std::vector<int> send = fresh_send(), recv = fresh_recv();
+              const std::vector<int> send_before = send;
+              const int rc = run(algorithm, send, recv);
+              const std::string what = label() + "v " + algorithm + " " + t.name + " scale=" + std::to_string(scale) +
+                                       (scattered ? " scattered displacements" : " packed") +
+                                       (in_place ? " in-place" : "") + " P=" + std::to_string(size);
+              suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
+              if (rc != MPI_SUCCESS) continue;
+              suite.check(recv == expected, what + ": received blocks differ from native");
+              suite.check(send == send_before, what + ": the send buffer was modified");
+            }
+          }
   }
 
   // One case of every algorithm against native; `before` runs on every
@@ -202,13 +301,44 @@ class AlltoallSuite {
         return call(algorithm, recv, per_pair, MPI_INT, static_cast<int *>(recv) + 1, per_pair, MPI_INT, comm);
       });
     }
+    // alltoallv
+    std::vector<int> ones(static_cast<std::size_t>(size), 1), packed(static_cast<std::size_t>(size));
+    for (int i = 0; i < size; ++i) packed[static_cast<std::size_t>(i)] = i;
+    std::vector<int> negative = ones;
+    negative.back() = -1;
+    std::vector<int> twos(static_cast<std::size_t>(size), 2), packed_twos(static_cast<std::size_t>(size));
+    for (int i = 0; i < size; ++i) packed_twos[static_cast<std::size_t>(i)] = 2 * i;
+    for (const std::string &algorithm : v_algorithms_) {
+      if (algorithm == "native") continue;
+      const std::string a = "alltoallv " + algorithm + ": ";
+      expect_error(suite, MPI_ERR_COUNT, a + "a negative sendcount", [&](void *recv) {
+        return call_v(algorithm, send.data(), negative.data(), packed.data(), MPI_INT, recv, ones.data(),
+                      packed.data(), MPI_INT, comm);
+      });
+      expect_error(suite, MPI_ERR_ARG, a + "recvcounts NULL", [&](void *recv) {
+        return call_v(algorithm, send.data(), ones.data(), packed.data(), MPI_INT, recv, nullptr, packed.data(),
+                      MPI_INT, comm);
+      });
+      expect_error(suite, MPI_ERR_TYPE, a + "MPI_DATATYPE_NULL", [&](void *recv) {
+        return call_v(algorithm, send.data(), ones.data(), packed.data(), MPI_DATATYPE_NULL, recv, ones.data(),
+                      packed.data(), MPI_INT, comm);
+      });
+      expect_error(suite, MPI_ERR_BUFFER, a + "overlapping buffers", [&](void *recv) {
+        return call_v(algorithm, recv, twos.data(), packed_twos.data(), MPI_INT, static_cast<int *>(recv) + 1,
+                      twos.data(), packed_twos.data(), MPI_INT, comm);
+      });
+      expect_error(suite, MPI_ERR_BUFFER, a + "recvbuf MPI_IN_PLACE", [&](void *) {
+        return call_v(algorithm, send.data(), ones.data(), packed.data(), MPI_INT, MPI_IN_PLACE, ones.data(),
+                      packed.data(), MPI_INT, comm);
+      });
+    }
     expect_error(suite, MPI_ERR_ARG, "unknown algorithm", [&](void *recv) {
       return call("no_such_algorithm", send.data(), 1, MPI_INT, recv, 1, MPI_INT, comm);
     });
   }
 
   Path path_ = Path::blocking;
-  std::vector<std::string> algorithms_;
+  std::vector<std::string> algorithms_, v_algorithms_;
   MPI_Datatype vector_, four_;
 };
 

@@ -1,6 +1,6 @@
 /* An ordinary MPI program (no patcoll header) for the preload shim tests.
  *
- * It calls MPI_Reduce, MPI_Allreduce, MPI_Scatter and MPI_Gather on
+ * It calls MPI_Reduce, MPI_Allreduce, MPI_Scatter, MPI_Gather and MPI_Alltoall on
  * MPI_COMM_WORLD, on a split and on a duplicated communicator, and on an
  * intercommunicator: counts 0, 1, 7, 1000 and 40000, every root position
  * that matters, MPI_IN_PLACE, predefined ops, a commutative and a
@@ -238,6 +238,43 @@ static void movements(MPI_Comm comm, const char *name) {
   }
 }
 
+/* --- all-to-all ---------------------------------------------------------- */
+
+static void alltoalls(MPI_Comm comm, const char *name) {
+  static const int counts[] = {0, 1, 6, 1000}; /* ints per pair */
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ++ci) {
+    const int count = counts[ci];
+    const size_t bytes = sizeof(int) * (size_t)count * (size_t)size;
+    int *send = malloc(bytes + 16), *got = malloc(bytes + 16), *want = malloc(bytes + 16);
+    fill_int(send, count * size, rank, 13);
+    /* plain */
+    memset(got, 0xAB, bytes + 16);
+    memset(want, 0xAB, bytes + 16);
+    int rc = MPI_Alltoall(send, count, MPI_INT, got, count, MPI_INT, comm);
+    PMPI_Alltoall(send, count, MPI_INT, want, count, MPI_INT, comm);
+    check(rc == MPI_SUCCESS, "MPI_Alltoall", name, count, -1);
+    compare(got, want, bytes, "MPI_Alltoall", name, count, -1);
+    /* in place: the data is taken from recvbuf and replaced there */
+    memcpy(got, send, bytes);
+    rc = MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, got, count, MPI_INT, comm);
+    check(rc == MPI_SUCCESS, "MPI_Alltoall in place", name, count, -1);
+    compare(got, want, bytes, "MPI_Alltoall in place", name, count, -1);
+    /* triples sent, ints received */
+    if (count % 3 == 0) {
+      memset(got, 0xAB, bytes + 16);
+      rc = MPI_Alltoall(send, count / 3, g_triple, got, count, MPI_INT, comm);
+      check(rc == MPI_SUCCESS, "MPI_Alltoall triple->int", name, count, -1);
+      compare(got, want, bytes, "MPI_Alltoall triple->int", name, count, -1);
+    }
+    free(send);
+    free(got);
+    free(want);
+  }
+}
+
 /* Erroneous calls under MPI_ERRORS_RETURN: the shim must give the error
  * class the MPI library gives. Both cases are detected locally by MPI. */
 static void errors(MPI_Comm comm, const char *name) {
@@ -331,6 +368,7 @@ int main(int argc, char **argv) {
   for (int c = 0; c < 3; ++c) {
     reductions(comms[c], names[c]);
     movements(comms[c], names[c]);
+    alltoalls(comms[c], names[c]);
   }
   /* MPICH as packaged by Debian does not check arguments (it crashes on
    * them), so the error cases run only when asked for. */

@@ -1,5 +1,5 @@
 ! A plain Fortran MPI program (no patcoll in sight) for the shim tests:
-! MPI_REDUCE, MPI_ALLREDUCE, MPI_SCATTER and MPI_GATHER with Fortran
+! MPI_REDUCE, MPI_ALLREDUCE, MPI_SCATTER, MPI_GATHER and MPI_ALLTOALL with Fortran
 ! datatypes (INTEGER, DOUBLE PRECISION, LOGICAL), predefined and user ops,
 ! MPI_IN_PLACE at the root, several roots, MPI_COMM_WORLD and a split
 ! communicator. Built three times: BINDING 1 = include 'mpif.h',
@@ -26,7 +26,7 @@ program shim_fortran
 #endif
   integer, parameter :: n = 37
   integer :: rank, size, ierr, c, crank, csize, root, k, failed, passed
-  integer :: ibuf(n), iout(n), iall(n * 16), iblock(n)
+  integer :: ibuf(n), iout(n), iall(n * 16), iblock(n), ipairs(n * 16)
   double precision :: dbuf(n), dout(n)
   logical :: lbuf(n), lout(n)
   integer(kind=8) :: digest
@@ -108,6 +108,19 @@ program shim_fortran
       call verdict(ierr)
       if (crank == root) call add_ints(iall, n * csize)
     end do
+
+    ! MPI_ALLTOALL, INTEGER pairs of n, then in place
+    do k = 1, n * csize
+      iall(k) = 1000 * crank + k
+    end do
+    ipairs = -3
+    call MPI_ALLTOALL(iall, n, MPI_INTEGER, ipairs, n, MPI_INTEGER, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(ipairs, n * csize)
+    ipairs(1 : n * csize) = iall(1 : n * csize)
+    call MPI_ALLTOALL(MPI_IN_PLACE, n, MPI_INTEGER, ipairs, n, MPI_INTEGER, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(ipairs, n * csize)
 
     ! MPI_ALLREDUCE: DOUBLE PRECISION sum, in place; INTEGER max; LOGICAL and
     do k = 1, n

@@ -3,7 +3,7 @@
 // (Qian and Afsahi's arrival-ordered all-to-all, IJPP 2011).
 //
 // Each pair {a, b} is released at the later of the two predicted arrivals,
-// counted in quanta of one exchange (α + β·pair bytes) after the earliest
+// counted in quanta of one exchange (α + β·count bytes) after the earliest
 // arrival, so that arrivals closer than one exchange count as equal. Every
 // rank exchanges with its partners in the order (release, round), round
 // being the pair's round in a symmetric pairwise order (builders/
@@ -30,12 +30,11 @@ AlltoallClairvoyantPlan plan_alltoall_clairvoyant(const Params &params) {
   AlltoallClairvoyantPlan plan;
   plan.release.assign(static_cast<std::size_t>(params.procs), 0);
   if (params.arrivals.size() != static_cast<std::size_t>(params.procs) || params.procs < 2) return plan;
-  // The quantum: one exchange of the average pair.
-  const double pairs = static_cast<double>(params.procs) * params.procs;
-  std::int64_t elements = 0;
-  for (int s = 0; s < params.procs; ++s) elements += send_total(params, s);
-  const double quantum = params.cost.transfer_time(static_cast<double>(elements) / pairs * params.element_bytes);
-  if (!(quantum > 0)) return plan;
+  // The quantum: one exchange of a pair of Params::count elements. Not
+  // the v-form's counts: every rank must compute the same releases, and
+  // an MPI_Alltoallv's rank knows only its own row and column of them (the
+  // MPI layer passes count 0 there, so the quantum is α).
+  const double quantum = params.cost.transfer_time(static_cast<double>(params.count) * params.element_bytes);
   const double earliest = *std::min_element(params.arrivals.begin(), params.arrivals.end());
   for (int r = 0; r < params.procs; ++r) {
     const double quanta = (params.arrivals[static_cast<std::size_t>(r)] - earliest) / quantum;

@@ -31,6 +31,11 @@
 #               under the shim and through the library's PAT_* without it; with patcoll serving every call, the
 #               blocking collectives reaching PMPI_* do not grow with the
 #               number of calls (no agreement round per PAT update)
+#   nonblocking MPI_I<coll> and (MPI-4 libraries) MPI_<Coll>_init with every
+#               completion call (nonblocking.c): correct results without
+#               the shim and under it with patcoll algorithms (classic,
+#               PAP-aware, auto), the verbose line proving patcoll served
+#               them, MPI_Request_free on an active collective refused
 #   python      an mpi4py program (mpi4py_allreduce.py) under /usr/bin/python3
 #               with PATCOLL_ALLREDUCE=ring and with auto: exact results, and
 #               the verbose line shows the shim served MPI_Allreduce/MPI_Reduce
@@ -181,6 +186,24 @@ aliases)
       read -r coll given canonical <<<"$pair"
       grep -qE "MPI_$coll on MPI_COMM_WORLD \($np ranks\): $canonical, because PATCOLL_${coll^^}=$given" "$work/$tag.err" ||
         { fail "$tag: MPI_$coll was not served by $canonical for $given"; grep "MPI_$coll" "$work/$tag.err" | head -3; }
+    done
+  done
+  ;;
+
+nonblocking)
+  nonblocking="$bindir/patcoll-preload-nonblocking"
+  run nb-base "$nonblocking" --; passed nb-base $?
+  for combination in "ring binomial binomial linear" "auto clairvoyant linear binomial"; do
+    read -r allreduce reduce scatter gather <<<"$combination"
+    tag="nb-$allreduce-$reduce"
+    run "$tag" "$nonblocking" --shim -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_ALLREDUCE=$allreduce \
+        PATCOLL_REDUCE=$reduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather
+    passed "$tag" $?
+    for pair in "Allreduce $allreduce" "Reduce $reduce" "Scatter $scatter" "Gather $gather"; do
+      read -r coll name <<<"$pair"
+      served=$name; [ "$name" = auto ] && served="[a-z_0-9]+"
+      grep -qE "MPI_$coll on MPI_COMM_WORLD \($np ranks\): ($served), because PATCOLL_${coll^^}=$name" "$work/$tag.err" ||
+        { fail "$tag: MPI_I${coll,,} was not served by patcoll"; head -5 "$work/$tag.err"; }
     done
   done
   ;;

@@ -162,11 +162,15 @@ void report_startup() {
 // Rank 0 of the communicator names what serves a collective there, once per
 // serving algorithm (PATCOLL_VERBOSE=1), and every decline, once per reason
 // whatever the verbosity: nothing falls back silently.
-void report(mpi::CommState &state, int coll, const std::string &served, const std::string &why, bool always) {
+// `function`: the MPI function's name when it is not the blocking one
+// (MPI_Iallreduce, MPI_Allreduce_init).
+void report(mpi::CommState &state, int coll, const std::string &served, const std::string &why, bool always,
+            const std::string &function = {}) {
   const Config &c = config();
   if (state.rank != 0 || (!always && c.verbose <= 0)) return;
-  if (!state.reported[static_cast<std::size_t>(coll)].insert(served + '\n' + why).second) return;
-  std::string line = std::string("patcoll-preload: ") + mpi_name(coll) + " on " + state.label + ": " + served +
+  const std::string name = function.empty() ? std::string(mpi_name(coll)) : function;
+  if (!state.reported[static_cast<std::size_t>(coll)].insert(name + '\n' + served + '\n' + why).second) return;
+  std::string line = std::string("patcoll-preload: ") + name + " on " + state.label + ": " + served +
                      ", because " + why;
   if (state.history) line += "; PATs: history";
   std::fprintf(stderr, "%s\n", line.c_str());
@@ -278,13 +282,15 @@ int start(int coll, const mpi::NativeCall &call, bool persistent, MPI_Info info,
   bool inter = false;
   if (mpi::intra_comm_state(call.comm, outcome.state, inter) != MPI_SUCCESS || inter) outcome.state = nullptr;
   outcome.configuration = context.configuration_error;
+  const std::string function = persistent ? std::string(mpi_name(coll)) + "_init"
+                                          : "MPI_I" + std::string(coll_name(coll));
   if (outcome.state && !context.declined.empty())
     report(*outcome.state, coll, "native", c.why[coll] + " but the call does not allow it (" + context.declined + ")",
-           true);
+           true, function);
   if (rc != MPI_SUCCESS) return raise(coll, call.comm, rc, outcome);
   if (outcome.state && context.declined.empty())
     report(*outcome.state, coll, std::string(outcome.state->last_algorithm[static_cast<std::size_t>(coll)]),
-           c.why[coll], false);
+           c.why[coll], false, function);
   return adopt(std::move(handle), coll, call.comm, persistent, request);
 }
 

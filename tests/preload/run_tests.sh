@@ -202,8 +202,12 @@ nonblocking)
     for pair in "Allreduce $allreduce" "Reduce $reduce" "Scatter $scatter" "Gather $gather"; do
       read -r coll name <<<"$pair"
       served=$name; [ "$name" = auto ] && served="[a-z_0-9]+"
-      grep -qE "MPI_$coll on MPI_COMM_WORLD \($np ranks\): ($served), because PATCOLL_${coll^^}=$name" "$work/$tag.err" ||
+      grep -qE "MPI_I${coll,,} on MPI_COMM_WORLD \($np ranks\): ($served), because PATCOLL_${coll^^}=$name" "$work/$tag.err" ||
         { fail "$tag: MPI_I${coll,,} was not served by patcoll"; head -5 "$work/$tag.err"; }
+      if [ "$launcher" = hydra ] && [ "$coll" != Scatter ] && [ "$coll" != Gather ]; then  # MPI-4: persistent
+        grep -qE "MPI_${coll}_init on MPI_COMM_WORLD \($np ranks\): ($served), because" "$work/$tag.err" ||
+          { fail "$tag: MPI_${coll}_init was not served by patcoll"; head -5 "$work/$tag.err"; }
+      fi
     done
   done
   ;;
@@ -294,8 +298,10 @@ fortran)
       fi
       for pair in "Reduce $reduce" "Allreduce $allreduce" "Scatter $scatter" "Gather $gather"; do
         read -r coll name <<<"$pair"
-        grep -qE "MPI_$coll on MPI_COMM_WORLD \($np ranks\): $name, because" "$work/$tag.err" ||
-          { fail "$tag: MPI_$coll was not served by $name (not intercepted?)"; grep "MPI_$coll" "$work/$tag.err" | head -3; }
+        for function in "MPI_$coll" "MPI_I${coll,,}"; do
+          grep -qE "$function on MPI_COMM_WORLD \($np ranks\): $name, because" "$work/$tag.err" ||
+            { fail "$tag: $function was not served by $name (not intercepted?)"; grep "$function" "$work/$tag.err" | head -3; }
+        done
       done
     done
   done

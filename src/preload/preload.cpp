@@ -1,7 +1,8 @@
-// libpatcoll-preload.so: serves the blocking collectives of
-// core/collectives.def (MPI_Reduce, MPI_Allreduce, MPI_Scatter, MPI_Gather)
-// of an unmodified MPI program through patcoll (PMPI profiling interface;
-// LD_PRELOAD, or `mpirun -x LD_PRELOAD=...` under Open MPI).
+// libpatcoll-preload.so: serves the collectives of core/collectives.def
+// (MPI_<Coll>, MPI_I<coll> and, MPI-4, MPI_<Coll>_init; requests.cpp
+// completes the latter two) of an unmodified MPI program through patcoll
+// (PMPI profiling interface; LD_PRELOAD, or `mpirun -x LD_PRELOAD=...`
+// under Open MPI).
 //
 // The algorithm of each collective comes from PATCOLL_<COLL>; unset, empty
 // or "native" leaves it to the MPI library (loading the shim alone changes

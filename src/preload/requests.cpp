@@ -129,6 +129,39 @@ MPI_Status *status_at(MPI_Status *statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : statuses + i;
 }
 
+// A copy of an array with the proxies replaced by MPI_REQUEST_NULL: what
+// the MPI library may complete now.
+std::vector<MPI_Request> own_requests(int count, const MPI_Request *requests,
+                                      const std::vector<std::shared_ptr<Proxy>> &proxies) {
+  std::vector<MPI_Request> own(requests, requests + count);
+  for (std::size_t i = 0; i < own.size(); ++i)
+    if (proxies[i]) own[i] = MPI_REQUEST_NULL;
+  return own;
+}
+
+// The end of MPI_Waitall / a successful MPI_Testall: the program's own
+// requests as the MPI library left them in `own`, every proxy (its run
+// complete) completed at the MPI library. A run's error goes into its
+// status and is raised once.
+int complete_all(int count, MPI_Request *requests, const std::vector<MPI_Request> &own,
+                 const std::vector<std::shared_ptr<Proxy>> &proxies, MPI_Status *statuses) {
+  int failed = MPI_SUCCESS;
+  std::shared_ptr<Proxy> failing;
+  for (int i = 0; i < count; ++i) {
+    const std::shared_ptr<Proxy> &proxy = proxies[static_cast<std::size_t>(i)];
+    if (!proxy) {
+      requests[i] = own[static_cast<std::size_t>(i)];
+      continue;
+    }
+    MPI_Status *status = status_at(statuses, i);
+    const int rc = proxy->persistent && !proxy->started ? PMPI_Wait(&requests[i], status)
+                                                        : finish(requests[i], proxy, status);
+    if (rc != MPI_SUCCESS && failed == MPI_SUCCESS) failed = rc, failing = proxy;
+  }
+  if (failed == MPI_SUCCESS) return MPI_SUCCESS;
+  return raise(failing, statuses == MPI_STATUSES_IGNORE ? failed : MPI_ERR_IN_STATUS);
+}
+
 }  // namespace
 
 int adopt(std::unique_ptr<mpi::Handle> handle, int collective, MPI_Comm comm, bool persistent, MPI_Request *request) {
@@ -212,26 +245,10 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   // progress inside them), then the program's own, then the proxies.
   for (auto &proxy : proxies)
     if (proxy) patcoll::preload::run_complete(*proxy, true);
-  std::vector<MPI_Request> own(requests, requests + count);
-  for (int i = 0; i < count; ++i)
-    if (proxies[static_cast<std::size_t>(i)]) own[static_cast<std::size_t>(i)] = MPI_REQUEST_NULL;
+  std::vector<MPI_Request> own = patcoll::preload::own_requests(count, requests, proxies);
   const int own_rc = PMPI_Waitall(count, own.data(), statuses);
-  int failed = MPI_SUCCESS;
-  std::shared_ptr<Proxy> failing;
-  for (int i = 0; i < count; ++i) {
-    auto &proxy = proxies[static_cast<std::size_t>(i)];
-    if (!proxy) {
-      requests[i] = own[static_cast<std::size_t>(i)];
-      continue;
-    }
-    MPI_Status *status = patcoll::preload::status_at(statuses, i);
-    const int rc = proxy->persistent && !proxy->started ? PMPI_Wait(&requests[i], status)
-                                                        : patcoll::preload::finish(requests[i], proxy, status);
-    if (rc != MPI_SUCCESS && failed == MPI_SUCCESS) failed = rc, failing = proxy;
-  }
-  if (failed != MPI_SUCCESS)
-    return patcoll::preload::raise(failing, statuses == MPI_STATUSES_IGNORE ? failed : MPI_ERR_IN_STATUS);
-  return own_rc;
+  const int rc = patcoll::preload::complete_all(count, requests, own, proxies, statuses);
+  return rc != MPI_SUCCESS ? rc : own_rc;
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
@@ -247,28 +264,12 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
     return MPI_SUCCESS;
   }
   // The program's own requests decide now; proxies complete only with them.
-  std::vector<MPI_Request> own(requests, requests + count);
-  for (int i = 0; i < count; ++i)
-    if (proxies[static_cast<std::size_t>(i)]) own[static_cast<std::size_t>(i)] = MPI_REQUEST_NULL;
+  std::vector<MPI_Request> own = patcoll::preload::own_requests(count, requests, proxies);
   int own_done = 0;
   if (int rc = PMPI_Testall(count, own.data(), &own_done, statuses); rc != MPI_SUCCESS) return rc;
   *flag = own_done;
   if (!own_done) return MPI_SUCCESS;
-  int failed = MPI_SUCCESS;
-  std::shared_ptr<Proxy> failing;
-  for (int i = 0; i < count; ++i) {
-    auto &proxy = proxies[static_cast<std::size_t>(i)];
-    if (!proxy) {
-      requests[i] = own[static_cast<std::size_t>(i)];
-      continue;
-    }
-    MPI_Status *status = patcoll::preload::status_at(statuses, i);
-    const int rc = proxy->persistent && !proxy->started ? PMPI_Wait(&requests[i], status)
-                                                        : patcoll::preload::finish(requests[i], proxy, status);
-    if (rc != MPI_SUCCESS && failed == MPI_SUCCESS) failed = rc, failing = proxy;
-  }
-  if (failed != MPI_SUCCESS) return patcoll::preload::raise(failing, statuses == MPI_STATUSES_IGNORE ? failed : MPI_ERR_IN_STATUS);
-  return MPI_SUCCESS;
+  return patcoll::preload::complete_all(count, requests, own, proxies, statuses);
 }
 
 // One pass of MPI_Testany over proxies and the program's own requests.
@@ -287,9 +288,7 @@ static int test_any(int count, MPI_Request requests[], int *index, int *flag, MP
     }
     active_proxy = true;
   }
-  std::vector<MPI_Request> own(requests, requests + count);
-  for (int i = 0; i < count; ++i)
-    if (proxies[static_cast<std::size_t>(i)]) own[static_cast<std::size_t>(i)] = MPI_REQUEST_NULL;
+  std::vector<MPI_Request> own = patcoll::preload::own_requests(count, requests, proxies);
   if (int rc = PMPI_Testany(count, own.data(), index, flag, status); rc != MPI_SUCCESS) return rc;
   if (*flag && *index != MPI_UNDEFINED) {
     requests[*index] = own[static_cast<std::size_t>(*index)];

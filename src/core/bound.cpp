@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "layout.hpp"
+
 namespace patcoll::core {
 
 BoundCost BoundCost::model(const CostModel &cost) {
@@ -64,6 +66,37 @@ BoundTimes allreduce_bound(const Params &params, const BoundCost &cost) {
   return after_latest_arrival(arrivals_of(params), cost.transfer(m) + cost.combine(m));
 }
 
+// All-to-all (and alltoallv over Params::counts): rank r sends out_r and
+// receives in_r bytes to and from the other ranks through its one port,
+// none of it before it arrives, so it exits no earlier than
+// a_r + transfer(max(out_r, in_r)); and the pair from s reaches it no
+// earlier than a_s + transfer(c(s, r)). One late rank by D, every pair
+// m/P bytes: D + α + (P − 1)/P·mβ (docs/results/alltoall.md).
+BoundTimes alltoall_bound(const Params &params, const BoundCost &cost) {
+  const std::vector<double> pat = arrivals_of(params);
+  BoundTimes times;
+  if (pat.empty() || static_cast<int>(pat.size()) != params.procs) return times;
+  const double bytes = static_cast<double>(params.element_bytes);
+  const double first = *std::min_element(pat.begin(), pat.end());
+  double latest = first, elapsed_sum = 0;
+  for (int r = 0; r < params.procs; ++r) {
+    const std::int64_t own = pair_count(params, r, r);
+    const std::int64_t out = send_total(params, r) - own, in = recv_total(params, r) - own;
+    const double a = pat[static_cast<std::size_t>(r)];
+    double exit = std::max(out, in) > 0 ? a + cost.transfer(static_cast<double>(std::max(out, in)) * bytes) : a;
+    for (int s = 0; s < params.procs; ++s)
+      if (s != r && pair_count(params, s, r) > 0)
+        exit = std::max(exit, pat[static_cast<std::size_t>(s)] +
+                                  cost.transfer(static_cast<double>(pair_count(params, s, r)) * bytes));
+    latest = std::max(latest, exit);
+    times.elapsed.push_back(exit - a);
+    elapsed_sum += exit - a;
+  }
+  times.run_time = latest - first;
+  times.average_elapsed = elapsed_sum / static_cast<double>(params.procs);
+  return times;
+}
+
 namespace {
 
 using BoundFunction = BoundTimes (*)(const Params &, const BoundCost &);
@@ -72,11 +105,23 @@ BoundFunction bound_function(Collective collective) {
   switch (collective) {
     case Collective::reduce: return reduce_bound;
     case Collective::allreduce: return allreduce_bound;
+    case Collective::alltoall:
+    case Collective::alltoallv: return alltoall_bound;
     default: return nullptr;
   }
 }
 
 }  // namespace
+
+std::int64_t bound_probe_elements(const Params &params) {
+  if (params.collective == Collective::alltoall || params.collective == Collective::alltoallv) {
+    std::int64_t most = 0;
+    for (int r = 0; r < params.procs; ++r)
+      most = std::max(most, std::max(send_total(params, r), recv_total(params, r)) - pair_count(params, r, r));
+    return most;
+  }
+  return params.count;
+}
 
 bool has_bound(Collective collective) { return bound_function(collective) != nullptr; }
 

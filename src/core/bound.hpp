@@ -41,7 +41,7 @@ struct BoundTimes {
   std::vector<double> elapsed;  // per rank: exit − arrival (the PAT's origin cancels)
 };
 
-// Whether `collective` has a bound (reduce, allreduce).
+// Whether `collective` has a bound (reduce, allreduce, alltoall, alltoallv).
 bool has_bound(Collective);
 
 // The bound of one call: params.arrivals is the PAT vector (empty:
@@ -49,8 +49,15 @@ bool has_bound(Collective);
 // params.element_bytes the message; nullopt when !has_bound(params.collective).
 std::optional<BoundTimes> bound(const Params &, const BoundCost &);
 
+// The elements of the one transfer a measured bound is probed with (the
+// largest transfer its bound asks for, so BoundCost::measured scales down,
+// never up): Params::count, for an all-to-all the (P − 1) pairs a rank
+// sends.
+std::int64_t bound_probe_elements(const Params &);
+
 // The per-collective bounds bound() dispatches to.
 BoundTimes reduce_bound(const Params &, const BoundCost &);
 BoundTimes allreduce_bound(const Params &, const BoundCost &);
+BoundTimes alltoall_bound(const Params &, const BoundCost &);  // alltoall and alltoallv
 
 }  // namespace patcoll::core

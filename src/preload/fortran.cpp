@@ -79,7 +79,7 @@ using patcoll::mpi::NativeCall;
         MPI_Type_f2c(*rt), MPI_OP_NULL, static_cast<int>(*root), MPI_Comm_f2c(*c)                          \
   }
 #define PATCOLL_FORTRAN_PARAMS_all_to_all \
-  void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *c, MPI_Fint *e
+  void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *c
 #define PATCOLL_FORTRAN_CALL_all_to_all(coll)                                                              \
   NativeCall {                                                                                             \
     coll, c_buffer(s), c_buffer(r), static_cast<int>(*sn), static_cast<int>(*rn), MPI_Type_f2c(*st),       \
@@ -88,13 +88,13 @@ using patcoll::mpi::NativeCall;
 // MPI_Fint arrays are the C arrays where MPI_Fint is int (Open MPI's).
 static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays passed as int arrays");
 #define PATCOLL_FORTRAN_PARAMS_all_to_all_v                                                                \
-  void *s, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *r, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt,      \
-      MPI_Fint *c, MPI_Fint *e
+  void *s, MPI_Fint *scounts, MPI_Fint *sdispls, MPI_Fint *st, void *r, MPI_Fint *rcounts, MPI_Fint *rdispls, \
+      MPI_Fint *rt, MPI_Fint *c
 #define PATCOLL_FORTRAN_CALL_all_to_all_v(coll)                                                            \
   NativeCall {                                                                                             \
     coll, c_buffer(s), c_buffer(r), 0, 0, MPI_Type_f2c(*st), MPI_Type_f2c(*rt), MPI_OP_NULL, 0,            \
-        MPI_Comm_f2c(*c), reinterpret_cast<const int *>(sc), reinterpret_cast<const int *>(sd),            \
-        reinterpret_cast<const int *>(rc), reinterpret_cast<const int *>(rd)                               \
+        MPI_Comm_f2c(*c), reinterpret_cast<const int *>(scounts), reinterpret_cast<const int *>(sdispls),  \
+        reinterpret_cast<const int *>(rcounts), reinterpret_cast<const int *>(rdispls)                     \
   }
 
 // Every name Open MPI's Fortran libraries export for a collective

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/algorithm.hpp"
+#include "core/bound.hpp"
 #include "core/builders/alltoall.hpp"
 #include "core/cost.hpp"
 #include "core/simulate.hpp"
@@ -28,6 +29,8 @@ Params make(int procs, std::int64_t count) {
   p.element_bytes = 1;
   return p;
 }
+
+double run_time_bound(const Params &p) { return bound(p, BoundCost::model(p.cost))->run_time; }
 
 std::vector<Program> build(const char *name, const Params &p) {
   const Algorithm *a = find_algorithm(p.collective, name);
@@ -161,7 +164,7 @@ TEST(AlltoallClairvoyant, OneLateRankRunsWithinFifteenPercentOfTheBound) {
     p.arrivals[static_cast<std::size_t>(procs / 3)] = balanced;
     const SimulateResult r = simulate(*find_algorithm(Collective::alltoall, "clairvoyant"), p);
     ASSERT_EQ(r.error, "");
-    const double bound = alltoall_run_time_bound(p);
+    const double bound = run_time_bound(p);
     EXPECT_GE(r.run_time, bound * (1 - 1e-9)) << procs;
     EXPECT_LE(r.run_time, 1.15 * bound) << procs;
     // In the model pairwise loses nothing to one late rank either: every
@@ -185,9 +188,15 @@ TEST(AlltoallClairvoyant, HalfTheRanksLateRunsWithinFifteenPercentOfTheBound) {
     const SimulateResult clairvoyant = simulate(*find_algorithm(Collective::alltoall, "clairvoyant"), p);
     const SimulateResult pairwise = simulate(*find_algorithm(Collective::alltoall, "pairwise"), p);
     ASSERT_EQ(clairvoyant.error, "");
-    EXPECT_LE(clairvoyant.run_time, 1.15 * alltoall_run_time_bound(p)) << procs;
+    EXPECT_LE(clairvoyant.run_time, 1.15 * run_time_bound(p)) << procs;
     EXPECT_LE(clairvoyant.run_time, 1.02 * pairwise.run_time) << procs;
   }
+}
+
+TEST(AlltoallBound, IsProbedWithARanksPMinusOnePairs) {
+  EXPECT_TRUE(has_bound(Collective::alltoall));
+  EXPECT_TRUE(has_bound(Collective::alltoallv));
+  EXPECT_EQ(bound_probe_elements(make(6, 10)), 50);
 }
 
 TEST(AlltoallBound, IsTheLatestArrivalPlusItsShareOfTheData) {
@@ -196,9 +205,9 @@ TEST(AlltoallBound, IsTheLatestArrivalPlusItsShareOfTheData) {
   p.cost.beta = 1e-9;
   p.arrivals = {0.0, 0.0, 2e-3, 0.0};
   // D + α + (P − 1)/P·mβ, m = 4000 bytes per rank.
-  EXPECT_DOUBLE_EQ(alltoall_run_time_bound(p), 2e-3 + 1e-6 + 3000 * 1e-9);
+  EXPECT_DOUBLE_EQ(run_time_bound(p), 2e-3 + 1e-6 + 3000 * 1e-9);
   p.arrivals.clear();
-  EXPECT_DOUBLE_EQ(alltoall_run_time_bound(p), 1e-6 + 3000 * 1e-9);
+  EXPECT_DOUBLE_EQ(run_time_bound(p), 1e-6 + 3000 * 1e-9);
 }
 
 // --- alltoallv: the same builders over Params::counts ----------------------

@@ -64,10 +64,5 @@ std::vector<Program> alltoall_clairvoyant_all(const Params &);
 // The partners of `rank` in the order it exchanges with them.
 std::vector<int> alltoall_clairvoyant_partners(const Params &, int rank, const AlltoallClairvoyantPlan &);
 
-// The bound (docs/results/alltoall.md): no all-to-all finishes before
-// every rank r has, after its arrival a_r, received (and sent) the pairs of
-// the others through its one port: max_r(a_r + α + max(in_r, out_r)·β) −
-// min(a), in_r and out_r the bytes r receives from and sends to the others.
-double alltoall_run_time_bound(const Params &);
 
 }  // namespace patcoll::core

@@ -2,7 +2,6 @@
 // pairwise and clairvoyant: which rank meets which in which step.
 #include <algorithm>
 
-#include "../../cost.hpp"
 #include "../../layout.hpp"
 #include "../alltoall.hpp"
 
@@ -70,20 +69,6 @@ std::vector<Exchange> pairwise_sequence(int procs, int rank) {
     }
   }
   return sequence;
-}
-
-double alltoall_run_time_bound(const Params &params) {
-  const bool pats = params.arrivals.size() == static_cast<std::size_t>(params.procs);
-  double earliest = 0, latest_end = 0;
-  for (int r = 0; r < params.procs; ++r) {
-    const double a = pats ? params.arrivals[static_cast<std::size_t>(r)] : 0.0;
-    earliest = r == 0 ? a : std::min(earliest, a);
-    const std::int64_t own = pair_count(params, r, r);
-    const std::int64_t elements = std::max(send_total(params, r), recv_total(params, r)) - own;
-    const double end = elements > 0 ? a + params.cost.transfer_time(static_cast<double>(elements * params.element_bytes)) : a;
-    latest_end = r == 0 ? end : std::max(latest_end, end);
-  }
-  return params.procs > 0 ? latest_end - earliest : 0.0;
 }
 
 int symmetric_rounds(int procs) {

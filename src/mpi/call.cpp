@@ -14,6 +14,7 @@
 // retried on some ranks.
 #include "call.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -221,6 +222,13 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
 std::int64_t call_bytes(const NativeCall &c) {
   if (c.collective == Collective::reduce || c.collective == Collective::allreduce)
     return report::reduction_bytes(c.sendcount, c.sendtype);
+  if (c.recvcounts && c.rdispls) {  // the v-forms: what the rank receives
+    int size = 0;
+    if (MPI_Comm_size(c.comm, &size) != MPI_SUCCESS) return -1;
+    std::int64_t elements = 0;
+    for (int i = 0; i < size; ++i) elements += c.recvcounts[i];
+    return elements * std::max<std::int64_t>(report::reduction_bytes(1, c.recvtype), 0);
+  }
   return report::movement_bytes(c.collective, c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount,
                                 c.recvtype);
 }

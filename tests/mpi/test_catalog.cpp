@@ -44,6 +44,8 @@ const char *environment_name(Collective c) {
     case Collective::allreduce: return "PATCOLL_ALLREDUCE";
     case Collective::scatter: return "PATCOLL_SCATTER";
     case Collective::gather: return "PATCOLL_GATHER";
+    case Collective::alltoall: return "PATCOLL_ALLTOALL";
+    case Collective::alltoallv: return "PATCOLL_ALLTOALLV";
   }
   return "";
 }
@@ -52,6 +54,10 @@ const char *environment_name(Collective c) {
 // P-1: send/recv laid out as the collective needs.
 int call(Collective c, Route route, const char *name, const int *send, int *recv, MPI_Comm comm) {
   const int root = g_size - 1;
+  // alltoallv: kCount per pair, packed.
+  std::vector<int> counts(static_cast<std::size_t>(g_size), kCount), displs(static_cast<std::size_t>(g_size));
+  for (int r = 0; r < g_size; ++r) displs[static_cast<std::size_t>(r)] = r * kCount;
+  const int *vc = counts.data(), *vd = displs.data();
   const char *explicit_name = route == Route::with || route == Route::nonblocking || route == Route::persistent ? name
                                                                                                                 : nullptr;
   if (route == Route::nonblocking) {
@@ -65,6 +71,12 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
         break;
       case Collective::gather:
         rc = PAT_Igather_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm, &handle);
+        break;
+      case Collective::alltoall:
+        rc = PAT_Ialltoall_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, comm, &handle);
+        break;
+      case Collective::alltoallv:
+        rc = PAT_Ialltoallv_with(name, send, vc, vd, MPI_INT, recv, vc, vd, MPI_INT, comm, &handle);
         break;
     }
     if (rc != MPI_SUCCESS) return rc;
@@ -88,6 +100,12 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
         rc = PAT_Gather_init_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm, MPI_INFO_NULL,
                                   &handle);
         break;
+      case Collective::alltoall:
+        rc = PAT_Alltoall_init_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, comm, MPI_INFO_NULL, &handle);
+        break;
+      case Collective::alltoallv:
+        rc = PAT_Alltoallv_init_with(name, send, vc, vd, MPI_INT, recv, vc, vd, MPI_INT, comm, MPI_INFO_NULL, &handle);
+        break;
     }
     if (rc != MPI_SUCCESS) return rc;
     return patcoll::test::run_persistent(handle);
@@ -105,6 +123,12 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
     case Collective::gather:
       return explicit_name ? PAT_Gather_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm)
                            : PAT_Gather(send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm);
+    case Collective::alltoall:
+      return explicit_name ? PAT_Alltoall_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, comm)
+                           : PAT_Alltoall(send, kCount, MPI_INT, recv, kCount, MPI_INT, comm);
+    case Collective::alltoallv:
+      return explicit_name ? PAT_Alltoallv_with(name, send, vc, vd, MPI_INT, recv, vc, vd, MPI_INT, comm)
+                           : PAT_Alltoallv(send, vc, vd, MPI_INT, recv, vc, vd, MPI_INT, comm);
   }
   return MPI_ERR_ARG;
 }
@@ -115,9 +139,15 @@ bool correct_and_reported(Collective c, Route route, const std::string &name, co
   const MPI_Comm comm = MPI_COMM_WORLD;
   const int root = g_size - 1;
   const bool rooted_whole = c == Collective::scatter || c == Collective::gather;
+  const bool pairs = c == Collective::alltoall || c == Collective::alltoallv;
   std::vector<int> send(static_cast<std::size_t>(kCount) * (rooted_whole ? g_size : 1));
   std::vector<int> recv(send.size() * (c == Collective::gather ? g_size : 1), -1);
-  if (c == Collective::scatter) {
+  if (pairs) {  // pair (s, d), element i: 1000·s + 100·d + i
+    send.resize(static_cast<std::size_t>(kCount) * g_size);
+    recv.assign(send.size(), -1);
+    for (int d = 0; d < g_size; ++d)
+      for (int i = 0; i < kCount; ++i) send[static_cast<std::size_t>(d * kCount + i)] = 1000 * g_rank + 100 * d + i;
+  } else if (c == Collective::scatter) {
     recv.assign(kCount, -1);
     for (int r = 0; r < g_size; ++r)
       for (int i = 0; i < kCount; ++i) send[static_cast<std::size_t>(r * kCount + i)] = 1000 * r + i;
@@ -152,6 +182,11 @@ bool correct_and_reported(Collective c, Route route, const std::string &name, co
       case Collective::gather:
         for (int r = 0; r < g_size && g_rank == root; ++r)
           ok = ok && recv[static_cast<std::size_t>(r * kCount + i)] == 1000 * r + i;
+        break;
+      case Collective::alltoall:
+      case Collective::alltoallv:
+        for (int r = 0; r < g_size; ++r)
+          ok = ok && recv[static_cast<std::size_t>(r * kCount + i)] == 1000 * r + 100 * g_rank + i;
         break;
     }
   }

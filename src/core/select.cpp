@@ -89,6 +89,17 @@ const Prediction *Selector::choose(const CachedPattern &slot, Shape &shape, std:
   if (!incumbent || (!judged_here && best && after_last(best) < after_last(incumbent) * (1.0 - options_.hysteresis)))
     chosen = best;
   if (!chosen) chosen = &ranked.front();
+  // Balanced: native's prediction is the best of the classic rule's
+  // candidates (what the MPI library may run), so the model cannot rank a
+  // classic algorithm predicted as fast against it. That one runs, and the
+  // measurements decide: native's probes, and the drop where native is
+  // faster (select_balanced).
+  if (classic && chosen->name == native_name)
+    for (const Prediction &p : ranked)
+      if (p.name != native_name && usable(p)) {
+        if (after_last(&p) <= after_last(chosen)) chosen = &p;
+        break;
+      }
   return chosen;
 }
 

@@ -61,6 +61,7 @@ int PAT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 MPI_Datatype recvtype, int root, MPI_Comm comm);
 int PAT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PAT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 
 /* The same with the algorithm named explicitly (NULL or "" = as selected). */
 int PAT_Reduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -71,6 +72,7 @@ int PAT_Scatter_with(const char *algorithm, const void *sendbuf, int sendcount, 
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 int PAT_Gather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PAT_Bcast_with(const char *algorithm, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 
 /* Picks the algorithm of `collective` for `comm`, or for the whole process
  * when comm is MPI_COMM_NULL. name NULL or "" clears the choice.
@@ -180,6 +182,7 @@ int PAT_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Ireduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Iallreduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -188,6 +191,8 @@ int PAT_Iscatter_with(const char *algorithm, const void *sendbuf, int sendcount,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Igather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Ibcast_with(const char *algorithm, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    PAT_Handle *handle);
 
 /* Persistent: collective over comm (like the MPI-4 MPI_Reduce_init & co.). */
 int PAT_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -198,6 +203,8 @@ int PAT_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
 int PAT_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                   PAT_Handle *handle);
 int PAT_Reduce_init_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
 int PAT_Allreduce_init_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
@@ -208,6 +215,8 @@ int PAT_Scatter_init_with(const char *algorithm, const void *sendbuf, int sendco
 int PAT_Gather_init_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                          PAT_Handle *handle);
+int PAT_Bcast_init_with(const char *algorithm, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                        MPI_Info info, PAT_Handle *handle);
 
 int PAT_Start(PAT_Handle handle);
 int PAT_Wait(PAT_Handle *handle);

@@ -73,6 +73,13 @@ using patcoll::mpi::NativeCall;
     coll, c_buffer(s), c_buffer(r), static_cast<int>(*sn), static_cast<int>(*rn), MPI_Type_f2c(*st),       \
         MPI_Type_f2c(*rt), MPI_OP_NULL, static_cast<int>(*root), MPI_Comm_f2c(*c)                          \
   }
+#define PATCOLL_FORTRAN_PARAMS_broadcast \
+  void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *c, MPI_Fint *e
+#define PATCOLL_FORTRAN_CALL_broadcast(coll)                                                               \
+  NativeCall {                                                                                             \
+    coll, c_buffer(b), c_buffer(b), static_cast<int>(*n), static_cast<int>(*n), MPI_Type_f2c(*t),          \
+        MPI_Type_f2c(*t), MPI_OP_NULL, static_cast<int>(*root), MPI_Comm_f2c(*c)                           \
+  }
 
 // Every name Open MPI's Fortran libraries export for a collective
 // (nm -D libmpi_mpifh.so: MPI_REDUCE, mpi_reduce, mpi_reduce_, mpi_reduce__;

@@ -53,7 +53,8 @@ std::string last_algorithm(MPI_Comm comm, const char *collective);
 bool same_on_every_rank(MPI_Comm comm, const std::string &text);
 
 // One blocking collective by algorithm name on MPI_INT (reduce/allreduce
-// with MPI_SUM): `count` elements, per rank for scatter and gather.
+// with MPI_SUM): `count` elements, per rank for scatter and gather; bcast:
+// the root's `send` into every rank's `recv`.
 int run_int(core::Collective c, const std::string &algorithm, const int *send, int *recv, int count, int root,
             MPI_Comm comm);
 

@@ -148,6 +148,37 @@ Program tree_reduce(const Params &params, int rank, const TreeNode &node, std::i
   return program;
 }
 
+Program tree_bcast(const Params &params, int rank, const TreeNode &node, std::int64_t segments) {
+  const std::int64_t n = params.count;
+  Program program{rank, params.procs, 0, {}};
+  if (n == 0) return program;
+  const std::int64_t segment_total = std::clamp<std::int64_t>(segments, 1, n);
+  auto segment = [&](std::int64_t k) {
+    const Span s = segment_span(n, segment_total, k);
+    return recv_buf(s.offset, s.count);
+  };
+  const bool is_root = node.parent < 0;
+  if (node.children.empty()) {
+    if (is_root) return program;
+    std::vector<Op> ops;
+    for (std::int64_t k = 0; k < segment_total; ++k) ops.push_back(recv_op(node.parent, segment(k)));
+    add_step(program, std::move(ops));
+    return program;
+  }
+  auto forward = [&](std::vector<Op> &ops, std::int64_t k) {
+    for (auto child = node.children.rbegin(); child != node.children.rend(); ++child)
+      ops.push_back(send_op(child->rank, segment(k)));
+  };
+  for (std::int64_t k = 0; k <= segment_total; ++k) {
+    std::vector<Op> ops;
+    if (!is_root && k < segment_total) ops.push_back(recv_op(node.parent, segment(k)));
+    if (is_root && k < segment_total) forward(ops, k);
+    if (!is_root && k > 0) forward(ops, k - 1);
+    add_step(program, std::move(ops));
+  }
+  return program;
+}
+
 ChainOrder chain_order(std::vector<int> order) {
   ChainOrder chain{std::move(order), {}};
   chain.position.assign(chain.order.size(), -1);

@@ -38,6 +38,10 @@ std::string greedy_input_error(const GreedyInput &);
 
 Schedule uni_greedy(const GreedyInput &);
 Schedule bi_greedy(const GreedyInput &);
+// A pipelined broadcast from `root` (bcast_greedy.cpp): every rank that
+// holds a segment forwards it to ranks that have arrived; the earliest
+// possible transfer first. t_comm = α + βs; γ is not used.
+Schedule bcast_greedy(const GreedyInput &);
 
 namespace detail {
 // A transfer at `time`: `sender` sends `segment` to `receiver`. Events must

@@ -135,6 +135,45 @@ std::vector<Program> schedule_to_programs(const Schedule &schedule, const Params
   return programs;
 }
 
+Program broadcast_schedule_to_program(const Schedule &schedule, const Params &params, int rank) {
+  const std::vector<Span> spans = schedule_spans(schedule, params);
+  Program program{rank, params.procs, 0, {}};
+  program.synchronous_sends = true;  // rounds are planned per port (ir.hpp)
+  if (rank >= static_cast<int>(schedule.ranks.size())) return program;
+  const RankSchedule &mine = schedule.ranks[static_cast<std::size_t>(rank)];
+  auto region = [&](int segment) {
+    const Span span = spans[static_cast<std::size_t>(segment)];
+    return recv_buf(span.offset, span.count);
+  };
+  std::size_t in = 0, out = 0;
+  while (in < mine.recv.size() || out < mine.send.size()) {
+    int round = std::numeric_limits<int>::max();
+    if (in < mine.recv.size()) round = std::min(round, mine.recv[in].round);
+    if (out < mine.send.size()) round = std::min(round, mine.send[out].round);
+    std::vector<Op> ops;
+    // A send never reads the segment received in the same step (the
+    // generators never forward a segment in the round it arrives).
+    if (out < mine.send.size() && mine.send[out].round == round) {
+      const Transfer &t = mine.send[out++];
+      ops.push_back(send_op(t.peer, region(t.segment)));
+    }
+    if (in < mine.recv.size() && mine.recv[in].round == round) {
+      const Transfer &t = mine.recv[in++];
+      ops.push_back(recv_op(t.peer, region(t.segment)));
+    }
+    add_step(program, std::move(ops), round);
+  }
+  return program;
+}
+
+std::vector<Program> broadcast_schedule_to_programs(const Schedule &schedule, const Params &params) {
+  std::vector<Program> programs;
+  programs.reserve(static_cast<std::size_t>(params.procs));
+  for (int rank = 0; rank < params.procs; ++rank)
+    programs.push_back(broadcast_schedule_to_program(schedule, params, rank));
+  return programs;
+}
+
 FlatPrograms schedule_to_flat(const Schedule &schedule, const Params &params) {
   const std::vector<Span> spans = schedule_spans(schedule, params);
   // The layout first, then every rank's steps again, written straight into

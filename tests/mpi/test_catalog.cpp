@@ -44,6 +44,7 @@ const char *environment_name(Collective c) {
     case Collective::allreduce: return "PATCOLL_ALLREDUCE";
     case Collective::scatter: return "PATCOLL_SCATTER";
     case Collective::gather: return "PATCOLL_GATHER";
+    case Collective::bcast: return "PATCOLL_BCAST";
   }
   return "";
 }
@@ -66,6 +67,7 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
       case Collective::gather:
         rc = PAT_Igather_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm, &handle);
         break;
+      case Collective::bcast: rc = PAT_Ibcast_with(name, recv, kCount, MPI_INT, root, comm, &handle); break;
     }
     if (rc != MPI_SUCCESS) return rc;
     return patcoll::test::complete_nonblocking(handle);
@@ -88,6 +90,9 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
         rc = PAT_Gather_init_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm, MPI_INFO_NULL,
                                   &handle);
         break;
+      case Collective::bcast:
+        rc = PAT_Bcast_init_with(name, recv, kCount, MPI_INT, root, comm, MPI_INFO_NULL, &handle);
+        break;
     }
     if (rc != MPI_SUCCESS) return rc;
     return patcoll::test::run_persistent(handle);
@@ -105,6 +110,9 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
     case Collective::gather:
       return explicit_name ? PAT_Gather_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm)
                            : PAT_Gather(send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm);
+    case Collective::bcast:
+      return explicit_name ? PAT_Bcast_with(name, recv, kCount, MPI_INT, root, comm)
+                           : PAT_Bcast(recv, kCount, MPI_INT, root, comm);
   }
   return MPI_ERR_ARG;
 }
@@ -125,6 +133,7 @@ bool correct_and_reported(Collective c, Route route, const std::string &name, co
     send.resize(kCount);
     for (int i = 0; i < kCount; ++i) send[static_cast<std::size_t>(i)] = 1000 * g_rank + i;
     if (c == Collective::gather) recv.assign(static_cast<std::size_t>(kCount) * g_size, -1);
+    if (c == Collective::bcast && g_rank == root) recv = send;  // the root's buffer holds the data
   }
   const char *coll = patcoll::core::to_string(c).data();
   int rc = MPI_SUCCESS;
@@ -153,6 +162,7 @@ bool correct_and_reported(Collective c, Route route, const std::string &name, co
         for (int r = 0; r < g_size && g_rank == root; ++r)
           ok = ok && recv[static_cast<std::size_t>(r * kCount + i)] == 1000 * r + i;
         break;
+      case Collective::bcast: ok = ok && recv[static_cast<std::size_t>(i)] == 1000 * root + i; break;
     }
   }
   if (!ok) {

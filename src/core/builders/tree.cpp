@@ -165,16 +165,17 @@ Program tree_bcast(const Params &params, int rank, const TreeNode &node, std::in
     add_step(program, std::move(ops));
     return program;
   }
-  auto forward = [&](std::vector<Op> &ops, std::int64_t k) {
-    for (auto child = node.children.rbegin(); child != node.children.rend(); ++child)
-      ops.push_back(send_op(child->rank, segment(k)));
-  };
-  for (std::int64_t k = 0; k <= segment_total; ++k) {
-    std::vector<Op> ops;
-    if (!is_root && k < segment_total) ops.push_back(recv_op(node.parent, segment(k)));
-    if (is_root && k < segment_total) forward(ops, k);
-    if (!is_root && k > 0) forward(ops, k - 1);
-    add_step(program, std::move(ops));
+  // Segment k to each child in its own step (largest subtree first: the
+  // reverse of the reduce's receive order), so the sends leave in that
+  // order; the receive of segment k+1 rides in the first of them.
+  if (!is_root) add_step(program, {recv_op(node.parent, segment(0))});
+  for (std::int64_t k = 0; k < segment_total; ++k) {
+    bool first = true;
+    for (auto child = node.children.rbegin(); child != node.children.rend(); ++child, first = false) {
+      std::vector<Op> ops{send_op(child->rank, segment(k))};
+      if (first && !is_root && k + 1 < segment_total) ops.push_back(recv_op(node.parent, segment(k + 1)));
+      add_step(program, std::move(ops));
+    }
   }
   return program;
 }

@@ -76,4 +76,39 @@ Schedule bcast_greedy(const GreedyInput &input) {
   return detail::greedy_schedule(input, "bcast_greedy", std::move(events), completion);
 }
 
+Schedule bcast_chain(const GreedyInput &input, const std::vector<int> &order) {
+  std::vector<detail::GreedyEvent> events;
+  if (!greedy_input_error(input).empty() || input.procs < 2 || order.size() != static_cast<std::size_t>(input.procs) ||
+      order[0] != input.root)
+    return detail::greedy_schedule(input, "bcast_chain", {}, 0);
+  const int procs = input.procs, segments = input.segments;
+  std::vector<double> ready(static_cast<std::size_t>(procs), 0);
+  if (!input.arrivals.empty()) {
+    const double first = *std::min_element(input.arrivals.begin(), input.arrivals.end());
+    for (int p = 0; p < procs; ++p) ready[p] = input.arrivals[p] - first;
+  }
+  auto comm = [&](int segment) {
+    const double bytes = input.segment_bytes_each.empty() ? input.segment_bytes : input.segment_bytes_each[segment];
+    return input.alpha + input.beta * bytes;
+  };
+  // held[k]: when the previous position holds segment k; send_free: its send port.
+  std::vector<double> held(static_cast<std::size_t>(segments), ready[input.root]), next_held(held.size());
+  double send_free = ready[input.root], completion = 0;
+  events.reserve(static_cast<std::size_t>(procs - 1) * segments);
+  for (int i = 1; i < procs; ++i) {
+    const int sender = order[i - 1], receiver = order[i];
+    double recv_free = ready[receiver], next_send_free = ready[receiver];
+    for (int k = 0; k < segments; ++k) {
+      const double start = std::max({recv_free, send_free, held[k]});
+      const double end = start + comm(k);
+      events.push_back({start, sender, receiver, k});
+      send_free = recv_free = next_held[k] = end;
+      completion = std::max(completion, end);
+    }
+    held.swap(next_held);
+    send_free = next_send_free;
+  }
+  return detail::greedy_schedule(input, "bcast_chain", std::move(events), completion);
+}
+
 }  // namespace patcoll::core

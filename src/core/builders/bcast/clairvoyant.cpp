@@ -1,24 +1,30 @@
 // bcast/clairvoyant — a pipelined broadcast scheduled from the PATs.
 //
-// The schedule is generators/bcast_greedy.cpp's: segments flow from the
-// root through every rank that holds them to ranks that have arrived,
-// earliest transfer first, one send and one receive per rank at a time;
-// a late rank receives its segments back to back from ranks that already
-// hold them, so the early ranks never wait for it. The segment count is
-// Params' when it fixes one; otherwise the candidate N ∈ {1, N₀/8, N₀/4,
-// N₀/2, N₀, 2N₀} (N₀ = the Clairvoyant reduce's N_opt) whose schedule
-// completes first under the cost model: fewer, larger segments when a late
-// rank's own receive dominates, more when the pipeline's fill does.
-// Executing the schedule is correct whatever the real arrivals are (the
-// validator proves it with wrong PATs too); wrong PATs only cost time.
-// Cost: balanced ≈ (N + ⌈log2 P⌉ − 1)(α + (m/N)β); one non-root rank
-// late by D beyond the others' completion: D + N'α + mβ (N' its
-// segments). Restrictions: none (pap_aware, schedule_based; no PATs = the
-// balanced pipeline, identical on every rank).
+// Two schedules of generators/bcast_greedy.cpp, each for a few segment
+// counts, and the one that completes first under the cost model and the
+// predicted arrivals (simulated up to P = 256, the generators' estimate
+// above): the greedy (segments flow from the root through
+// every rank that holds them to ranks that have arrived, earliest
+// transfer first, one send and one receive per rank at a time) and the
+// chain over the ranks sorted by predicted arrival (root first, latest
+// last: nobody waits behind a late rank). Segment counts: Params' when it
+// fixes one, else N ∈ {1, N₀/8, N₀/4, N₀/2, N₀, 2N₀, 4N₀} (N₀ = the
+// Clairvoyant reduce's N_opt). Transfers one holder makes to one rank back
+// to back travel as one message (schedule.hpp), so a late rank fed by one
+// holder pays one α. Executing the schedule is correct whatever the real
+// arrivals are (the validator proves it with wrong PATs too); wrong PATs
+// only cost time.
+// Cost: balanced, the better of the greedy's and the chain's pipeline,
+// (P − 2 + N)(α + (m/N)β) for the chain; one non-root rank late by D
+// beyond the others' completion: D + α + mβ, the bound
+// (docs/results/bcast.md). Restrictions: none (pap_aware, schedule_based;
+// no PATs = the balanced schedules, identical on every rank).
 #include <algorithm>
 #include <set>
 
 #include "../bcast.hpp"
+#include "../pap.hpp"
+#include "../../simulate.hpp"
 #include "../../generators/scheduled.hpp"
 
 namespace patcoll::core {
@@ -33,25 +39,60 @@ GreedyInput input_for(const Params &params, std::int64_t segments) {
   return input;
 }
 
-Schedule schedule_for(const Params &params) { return bcast_greedy(input_for(params, bcast_clairvoyant_segments(params))); }
+constexpr int kSimulatedBcastProcs = 256;
+
+// The root first, then every other rank in predicted arrival order.
+std::vector<int> sorted_chain(const Params &params) {
+  std::vector<int> order{params.root};
+  for (int r : arrival_order(params))
+    if (r != params.root) order.push_back(r);
+  return order;
+}
+
+struct Plan {
+  bool chain = false;
+  std::int64_t segments = 1;
+};
+
+Schedule generate(const Params &params, const Plan &plan) {
+  const GreedyInput input = input_for(params, plan.segments);
+  return plan.chain ? bcast_chain(input, sorted_chain(params)) : bcast_greedy(input);
+}
+
+// Params' segment count when it fixes one, else the candidates; the shape
+// and count whose schedule completes first (ties: the greedy, fewer segments).
+Plan plan_for(const Params &params) {
+  std::set<std::int64_t> counts{1};
+  if (params.count > 1 && (params.segment_count > 0 || params.segment_elements > 0)) {
+    counts = {schedule_segment_count(params)};
+  } else if (params.count > 1) {
+    const std::int64_t base = optimal_segment_count(params.cost, params.procs, params.count, params.element_bytes);
+    for (std::int64_t n : {base / 8, base / 4, base / 2, base, 2 * base, 4 * base})
+      counts.insert(std::clamp<std::int64_t>(n, 1, std::min<std::int64_t>(params.count, 4096)));
+  }
+  Plan best;
+  double best_time = 0;
+  bool first = true;
+  for (bool chain : {false, true})
+    for (std::int64_t n : counts) {
+      const Plan plan{chain, n};
+      const Schedule schedule = generate(params, plan);
+      // The simulator's time of the Programs (merged messages included);
+      // the generator's own estimate where simulating every candidate
+      // would cost more than the schedule.
+      const double time = params.procs <= kSimulatedBcastProcs
+                              ? simulate(params, broadcast_schedule_to_programs(schedule, params)).run_time
+                              : schedule.completion_time;
+      if (first || time < best_time * (1 - 1e-9)) best = plan, best_time = time, first = false;
+    }
+  return best;
+}
+
+Schedule schedule_for(const Params &params) { return generate(params, plan_for(params)); }
 
 }  // namespace
 
-std::int64_t bcast_clairvoyant_segments(const Params &params) {
-  if (params.count <= 1) return 1;
-  if (params.segment_count > 0 || params.segment_elements > 0) return schedule_segment_count(params);
-  const std::int64_t base = optimal_segment_count(params.cost, params.procs, params.count, params.element_bytes);
-  std::set<std::int64_t> candidates{1};
-  for (std::int64_t n : {base / 8, base / 4, base / 2, base, 2 * base})
-    candidates.insert(std::clamp<std::int64_t>(n, 1, std::min<std::int64_t>(params.count, 4096)));
-  std::int64_t best = 1;
-  double best_time = 0;
-  for (std::int64_t n : candidates) {
-    const double time = bcast_greedy(input_for(params, n)).completion_time;
-    if (n == 1 || time < best_time * (1 - 1e-9)) best = n, best_time = time;
-  }
-  return best;
-}
+std::int64_t bcast_clairvoyant_segments(const Params &params) { return plan_for(params).segments; }
 
 std::vector<Program> bcast_clairvoyant(const Params &params) {
   if (params.count == 0) {

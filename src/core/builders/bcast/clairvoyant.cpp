@@ -9,7 +9,7 @@
 // chain over the ranks sorted by predicted arrival (root first, latest
 // last: nobody waits behind a late rank). Segment counts: Params' when it
 // fixes one, else N ∈ {1, N₀/8, N₀/4, N₀/2, N₀, 2N₀, 4N₀} (N₀ = the
-// Clairvoyant reduce's N_opt). Transfers one holder makes to one rank back
+// Clairvoyant reduce's N_opt) and the chain's ~32 KiB segments. Transfers one holder makes to one rank back
 // to back travel as one message (schedule.hpp), so a late rank fed by one
 // holder pays one α. Executing the schedule is correct whatever the real
 // arrivals are (the validator proves it with wrong PATs too); wrong PATs
@@ -24,6 +24,7 @@
 
 #include "../bcast.hpp"
 #include "../pap.hpp"
+#include "../tree.hpp"
 #include "../../simulate.hpp"
 #include "../../generators/scheduled.hpp"
 
@@ -67,7 +68,8 @@ Plan plan_for(const Params &params) {
     counts = {schedule_segment_count(params)};
   } else if (params.count > 1) {
     const std::int64_t base = optimal_segment_count(params.cost, params.procs, params.count, params.element_bytes);
-    for (std::int64_t n : {base / 8, base / 4, base / 2, base, 2 * base, 4 * base})
+    for (std::int64_t n : {base / 8, base / 4, base / 2, base, 2 * base, 4 * base,
+                           segments_for_bytes(params, kDefaultSegmentBytes)})
       counts.insert(std::clamp<std::int64_t>(n, 1, std::min<std::int64_t>(params.count, 4096)));
   }
   Plan best;

@@ -69,7 +69,8 @@ BoundTimes allreduce_bound(const Params &params, const BoundCost &cost) {
 // before it arrives itself: r exits no earlier than max(a_r, a_root) plus
 // one transfer of m bytes (receiving them in k messages costs kα + mβ ≥
 // α + mβ through r's one port). The root exits no earlier than its
-// arrival. One late non-root rank, late by D: D + α + mβ.
+// arrival. One late non-root rank, late by D: D + α + mβ
+// (docs/results/bcast.md).
 BoundTimes bcast_bound(const Params &params, const BoundCost &cost) {
   const std::vector<double> pat = arrivals_of(params);
   BoundTimes times;

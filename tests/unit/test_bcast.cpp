@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/algorithm.hpp"
+#include "core/bound.hpp"
 #include "core/builders/bcast.hpp"
 #include "core/simulate.hpp"
 #include "core/validate.hpp"
@@ -132,15 +133,24 @@ TEST(BcastSortedBinomial, TheLatestRankIsALeafFedInTheLastRoundAndTheRootStaysTh
   }
 }
 
-// The bound (docs/results/bcast.md): every rank r receives m bytes after
-// max(a_r, a_root), so run time ≥ max_r max(a_r, a_root) + α + mβ − min a.
-double bound(const Params &p) {
-  double latest = 0, first = 0;
-  for (std::size_t r = 0; r < p.arrivals.size(); ++r) {
-    latest = std::max(latest, std::max(p.arrivals[r], p.arrivals[static_cast<std::size_t>(p.root)]));
-    first = std::min(first, p.arrivals[r]);
-  }
-  return latest + p.cost.alpha + static_cast<double>(p.count * p.element_bytes) * p.cost.beta - first;
+// The bound of core/bound.cpp (docs/results/bcast.md).
+double bound_of(const Params &p) { return bcast_bound(p, BoundCost::model(p.cost)).run_time; }
+
+TEST(BcastBound, IsMaxOfArrivalAndRootArrivalPlusOneTransfer) {
+  Params p = make(8, 1 << 20, 2);
+  const double transfer = p.cost.alpha + (1 << 20) * p.cost.beta;
+  const BoundCost model = BoundCost::model(p.cost);
+  EXPECT_DOUBLE_EQ(bound(p, model)->run_time, transfer);  // balanced
+  p.arrivals.assign(8, 0.0);
+  p.arrivals[5] = 0.01;  // a non-root rank late
+  EXPECT_DOUBLE_EQ(bound(p, model)->run_time, 0.01 + transfer);
+  EXPECT_DOUBLE_EQ(bound(p, model)->elapsed[5], transfer);
+  EXPECT_DOUBLE_EQ(bound(p, model)->elapsed[2], 0.0);  // the root
+  p.arrivals[5] = 0, p.arrivals[2] = 0.01;  // the root late: everyone waits for it
+  EXPECT_DOUBLE_EQ(bound(p, model)->run_time, 0.01 + transfer);
+  EXPECT_DOUBLE_EQ(bound(p, model)->elapsed[0], 0.01 + transfer);
+  EXPECT_DOUBLE_EQ(bcast_bound(make(1, 1 << 20), model).run_time, 0.0);  // one rank: nothing to receive
+  EXPECT_DOUBLE_EQ(bcast_bound(make(8, 0), model).run_time, 0.0);        // nothing to send
 }
 
 TEST(BcastClairvoyant, OneLateNonRootRankFinishesWithinTheBound) {
@@ -151,8 +161,8 @@ TEST(BcastClairvoyant, OneLateNonRootRankFinishesWithinTheBound) {
       p.arrivals.assign(static_cast<std::size_t>(procs), 0.0);
       p.arrivals[static_cast<std::size_t>(late)] = balanced;  // D = the balanced time
       const double run_time = rounds("clairvoyant", p);
-      EXPECT_LE(run_time, bound(p) * (1 + 1e-9)) << procs << " late " << late;
-      EXPECT_GE(run_time, bound(p) * (1 - 1e-9)) << procs << " late " << late << ": below the bound?";
+      EXPECT_LE(run_time, bound_of(p) * (1 + 1e-9)) << procs << " late " << late;
+      EXPECT_GE(run_time, bound_of(p) * (1 - 1e-9)) << procs << " late " << late << ": below the bound?";
     }
 }
 

@@ -61,6 +61,7 @@ int PAT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 MPI_Datatype recvtype, int root, MPI_Comm comm);
 int PAT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PAT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int PAT_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm);
 int PAT_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -75,6 +76,7 @@ int PAT_Scatter_with(const char *algorithm, const void *sendbuf, int sendcount, 
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 int PAT_Gather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PAT_Bcast_with(const char *algorithm, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int PAT_Alltoall_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int PAT_Alltoallv_with(const char *algorithm, const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -189,6 +191,7 @@ int PAT_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -202,6 +205,8 @@ int PAT_Iscatter_with(const char *algorithm, const void *sendbuf, int sendcount,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Igather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Ibcast_with(const char *algorithm, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    PAT_Handle *handle);
 int PAT_Ialltoall_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Ialltoallv_with(const char *algorithm, const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -217,6 +222,8 @@ int PAT_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
 int PAT_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                   PAT_Handle *handle);
 int PAT_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
 int PAT_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -232,6 +239,8 @@ int PAT_Scatter_init_with(const char *algorithm, const void *sendbuf, int sendco
 int PAT_Gather_init_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                          PAT_Handle *handle);
+int PAT_Bcast_init_with(const char *algorithm, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                        MPI_Info info, PAT_Handle *handle);
 int PAT_Alltoall_init_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                            PAT_Handle *handle);

@@ -66,6 +66,29 @@ BoundTimes allreduce_bound(const Params &params, const BoundCost &cost) {
   return after_latest_arrival(arrivals_of(params), cost.transfer(m) + cost.combine(m));
 }
 
+// Bcast: every rank r other than the root must receive the root's m bytes,
+// which exist nowhere before the root arrives and which r cannot receive
+// before it arrives itself: r exits no earlier than max(a_r, a_root) plus
+// one transfer of m bytes (receiving them in k messages costs kα + mβ ≥
+// α + mβ through r's one port). The root exits no earlier than its
+// arrival. One late non-root rank, late by D: D + α + mβ
+// (docs/results/bcast.md).
+BoundTimes bcast_bound(const Params &params, const BoundCost &cost) {
+  const std::vector<double> pat = arrivals_of(params);
+  BoundTimes times;
+  if (pat.empty()) return times;
+  const double m = message_bytes(params), transfer = cost.transfer(m);
+  const std::size_t root = static_cast<std::size_t>(std::clamp(params.root, 0, static_cast<int>(pat.size()) - 1));
+  const double first = *std::min_element(pat.begin(), pat.end());
+  double last_exit = first, sum = 0;
+  for (std::size_t r = 0; r < pat.size(); ++r) {
+    const double exit = r == root || m == 0 ? pat[r] : std::max(pat[r], pat[root]) + transfer;
+    times.elapsed.push_back(exit - pat[r]);
+    sum += exit - pat[r];
+    last_exit = std::max(last_exit, exit);
+  }
+  times.run_time = last_exit - first;
+  times.average_elapsed = sum / static_cast<double>(pat.size());
 // All-to-all (and alltoallv over Params::counts): rank r sends out_r and
 // receives in_r bytes to and from the other ranks through its one port,
 // none of it before it arrives, so it exits no earlier than
@@ -105,6 +128,7 @@ BoundFunction bound_function(Collective collective) {
   switch (collective) {
     case Collective::reduce: return reduce_bound;
     case Collective::allreduce: return allreduce_bound;
+    case Collective::bcast: return bcast_bound;
     case Collective::alltoall:
     case Collective::alltoallv: return alltoall_bound;
     default: return nullptr;

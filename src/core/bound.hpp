@@ -41,7 +41,7 @@ struct BoundTimes {
   std::vector<double> elapsed;  // per rank: exit − arrival (the PAT's origin cancels)
 };
 
-// Whether `collective` has a bound (reduce, allreduce, alltoall, alltoallv).
+// Whether `collective` has a bound (reduce, allreduce, bcast, alltoall, alltoallv).
 bool has_bound(Collective);
 
 // The bound of one call: params.arrivals is the PAT vector (empty:
@@ -58,6 +58,7 @@ std::int64_t bound_probe_elements(const Params &);
 // The per-collective bounds bound() dispatches to.
 BoundTimes reduce_bound(const Params &, const BoundCost &);
 BoundTimes allreduce_bound(const Params &, const BoundCost &);
+BoundTimes bcast_bound(const Params &, const BoundCost &);
 BoundTimes alltoall_bound(const Params &, const BoundCost &);  // alltoall and alltoallv
 
 }  // namespace patcoll::core

@@ -79,6 +79,15 @@ const Algorithm kAlgorithms[] = {
     {C::gather, "sbn", none, pap, "", "", "binomial, earliest ranks send first, root unshuffles ([PS] Fig. 11)", gather_sbn, gather_sbn_all},
     {C::gather, "bsls", none, in_background, "", "sls", "sls, the root's part run by the PAT runtime's thread after the edge ([PS] Fig. 10); sls wherever no edge applies", gather_sls, gather_sls_all},
     {C::gather, "bsbn", none, in_background, "", "sbn", "sbn, the root's part run by the PAT runtime's thread after the edge ([PS] Fig. 12); sbn wherever no edge applies", gather_sbn, gather_sbn_all},
+    // --- MPI_Bcast: classic -----------------------------------------------
+    {C::bcast, "linear", none, plain, "lin", "", "root sends the whole buffer to every rank, all posted at once", bcast_linear, nullptr},
+    {C::bcast, "binomial", none, plain, "bnom", "", "unsegmented binomial tree, largest subtree first", bcast_binomial, nullptr},
+    {C::bcast, "chain", none, plain, "", "", "segmented chain (pipeline) from the root", bcast_chain, nullptr},
+    {C::bcast, "binary", none, plain, "", "", "segmented in-order binary tree", bcast_binary, nullptr},
+    {C::bcast, "scatter_allgather", none, plain, "", "", "binomial scatter of P blocks, ring allgather (van de Geijn)", bcast_scatter_allgather, nullptr},
+    // --- MPI_Bcast: PAP-aware ---------------------------------------------
+    {C::bcast, "sorted_binomial", none, pap, "", "", "binomial tree over PAT-sorted, bit-reversed positions: earliest ranks inner, latest leaves", bcast_sorted_binomial, bcast_sorted_binomial_all},
+    {C::bcast, "clairvoyant", none, scheduled, "", "", "PAT-driven pipelined schedule: holders forward segments to arrived ranks, earliest transfer first", bcast_clairvoyant_rank, bcast_clairvoyant},
     // --- MPI_Alltoall ----------------------------------------------------
     {C::alltoall, "pairwise", none, plain, "", "", "P-1 exchange steps, partner rank XOR k (powers of two) or r+k / r-k", alltoall_pairwise, nullptr},
     {C::alltoall, "linear", none, plain, "", "", "every send and receive posted at once", alltoall_linear, nullptr},

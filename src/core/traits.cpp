@@ -21,6 +21,8 @@ constexpr std::string_view kAllreduceSmall[] = {"recursive_doubling", "rabenseif
 constexpr std::string_view kAllreduceLarge[] = {"rabenseifner", "ring", "recursive_doubling"};
 constexpr std::string_view kMovementSmall[] = {"binomial", "linear"};
 constexpr std::string_view kMovementLarge[] = {"linear", "binomial"};
+constexpr std::string_view kBcastSmall[] = {"binomial", "linear"};
+constexpr std::string_view kBcastLarge[] = {"scatter_allgather", "chain", "binomial", "linear"};
 constexpr std::string_view kAlltoallSmall[] = {"bruck", "linear", "pairwise"};
 constexpr std::string_view kAlltoallLarge[] = {"pairwise", "linear"};
 // alltoallv: no bruck; the MPI layer's Params::count is 0 (the sizes are
@@ -46,6 +48,14 @@ constexpr CollectiveTraits kTraits[] = {
      R::root, B::send, B::recv, A::root,
      B::send, R::every, I::rank_block, O::holder,
      R::root, I::element, O::index_block, kMovementSmall, kMovementLarge},
+    // bcast has one buffer: the root's holds the data, every other rank's
+    // receives it. MPI_Bcast has no MPI_IN_PLACE; the row names the send
+    // buffer (never used) as the aliased one so that the validator's
+    // in-place mode changes nothing.
+    {Collective::bcast, "bcast", "MPI_Bcast", true, false, E::none, E::none, E::block, E::block,
+     R::root, B::send, B::recv, A::start,
+     B::recv, R::root, I::element, O::root,
+     R::every, I::element, O::root, kBcastSmall, kBcastLarge},
     {Collective::alltoall, "alltoall", "MPI_Alltoall", false, false, E::pairs_out, E::pairs_out, E::pairs_in, E::pairs_in,
      R::every, B::send, B::recv, A::start,
      B::send, R::every, I::pairs_out, O::holder,

@@ -2,7 +2,7 @@
 // argument list (PATCOLL_PARAMS_<kind>, with the names the MPI standard
 // gives them), how those arguments make a NativeCall (PATCOLL_CALL_<kind>)
 // and how a NativeCall gives them back to the MPI library
-// (PATCOLL_PMPI_ARGS_<kind>). A new kind (broadcast, all-to-all, the
+// (PATCOLL_PMPI_ARGS_<kind>). A new kind (all-to-all, the
 // v-forms) is three macros here and its fields in NativeCall.
 #pragma once
 
@@ -50,6 +50,17 @@
 #define PATCOLL_PMPI_ARGS_rooted_movement(n) \
   n.sendbuf, n.sendcount, n.sendtype, n.recvbuf, n.recvcount, n.recvtype, n.root, n.comm
 
+// MPI_Bcast's: one buffer, the root's sent and every other rank's
+// received; the NativeCall carries it as both sendbuf and recvbuf, the
+// count and datatype as both the send and the receive ones.
+#define PATCOLL_PARAMS_broadcast void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm
+#define PATCOLL_CALL_broadcast(c)                                                                     \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, buffer, buffer, count, count, datatype, datatype, MPI_OP_NULL, root, comm                      \
+  }
+#define PATCOLL_UNIFORM_broadcast(c) \
+  ::patcoll::mpi::NativeCall { c, recv, recv, count, count, type, type, MPI_OP_NULL, root, comm }
+#define PATCOLL_PMPI_ARGS_broadcast(n) n.recvbuf, n.recvcount, n.recvtype, n.root, n.comm
 // MPI_Alltoall's.
 #define PATCOLL_PARAMS_all_to_all                                                                     \
   const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,            \

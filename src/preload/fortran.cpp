@@ -78,6 +78,11 @@ using patcoll::mpi::NativeCall;
     coll, c_buffer(s), c_buffer(r), static_cast<int>(*sn), static_cast<int>(*rn), MPI_Type_f2c(*st),       \
         MPI_Type_f2c(*rt), MPI_OP_NULL, static_cast<int>(*root), MPI_Comm_f2c(*c)                          \
   }
+#define PATCOLL_FORTRAN_PARAMS_broadcast void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *c
+#define PATCOLL_FORTRAN_CALL_broadcast(coll)                                                               \
+  NativeCall {                                                                                             \
+    coll, c_buffer(b), c_buffer(b), static_cast<int>(*n), static_cast<int>(*n), MPI_Type_f2c(*t),          \
+        MPI_Type_f2c(*t), MPI_OP_NULL, static_cast<int>(*root), MPI_Comm_f2c(*c)                           \
 #define PATCOLL_FORTRAN_PARAMS_all_to_all \
   void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *c
 #define PATCOLL_FORTRAN_CALL_all_to_all(coll)                                                              \

@@ -1,5 +1,7 @@
 #include "mpi_test.hpp"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -118,6 +120,11 @@ int run_int(core::Collective c, const std::string &algorithm, const int *send, i
       return PAT_Scatter_with(name, send, count, MPI_INT, recv, count, MPI_INT, root, comm);
     case core::Collective::gather:
       return PAT_Gather_with(name, send, count, MPI_INT, recv, count, MPI_INT, root, comm);
+    case core::Collective::bcast: {  // the root's `send` is broadcast into every rank's `recv`
+      int rank = 0;
+      MPI_Comm_rank(comm, &rank);
+      if (rank == root) std::copy(send, send + count, recv);
+      return PAT_Bcast_with(name, recv, count, MPI_INT, root, comm);
     case core::Collective::alltoall:
       return PAT_Alltoall_with(name, send, count, MPI_INT, recv, count, MPI_INT, comm);
     case core::Collective::alltoallv: {

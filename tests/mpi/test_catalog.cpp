@@ -44,6 +44,7 @@ const char *environment_name(Collective c) {
     case Collective::allreduce: return "PATCOLL_ALLREDUCE";
     case Collective::scatter: return "PATCOLL_SCATTER";
     case Collective::gather: return "PATCOLL_GATHER";
+    case Collective::bcast: return "PATCOLL_BCAST";
     case Collective::alltoall: return "PATCOLL_ALLTOALL";
     case Collective::alltoallv: return "PATCOLL_ALLTOALLV";
   }
@@ -72,6 +73,7 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
       case Collective::gather:
         rc = PAT_Igather_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm, &handle);
         break;
+      case Collective::bcast: rc = PAT_Ibcast_with(name, recv, kCount, MPI_INT, root, comm, &handle); break;
       case Collective::alltoall:
         rc = PAT_Ialltoall_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, comm, &handle);
         break;
@@ -100,6 +102,8 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
         rc = PAT_Gather_init_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm, MPI_INFO_NULL,
                                   &handle);
         break;
+      case Collective::bcast:
+        rc = PAT_Bcast_init_with(name, recv, kCount, MPI_INT, root, comm, MPI_INFO_NULL, &handle);
       case Collective::alltoall:
         rc = PAT_Alltoall_init_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, comm, MPI_INFO_NULL, &handle);
         break;
@@ -123,6 +127,9 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
     case Collective::gather:
       return explicit_name ? PAT_Gather_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm)
                            : PAT_Gather(send, kCount, MPI_INT, recv, kCount, MPI_INT, root, comm);
+    case Collective::bcast:
+      return explicit_name ? PAT_Bcast_with(name, recv, kCount, MPI_INT, root, comm)
+                           : PAT_Bcast(recv, kCount, MPI_INT, root, comm);
     case Collective::alltoall:
       return explicit_name ? PAT_Alltoall_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, comm)
                            : PAT_Alltoall(send, kCount, MPI_INT, recv, kCount, MPI_INT, comm);
@@ -155,6 +162,7 @@ bool correct_and_reported(Collective c, Route route, const std::string &name, co
     send.resize(kCount);
     for (int i = 0; i < kCount; ++i) send[static_cast<std::size_t>(i)] = 1000 * g_rank + i;
     if (c == Collective::gather) recv.assign(static_cast<std::size_t>(kCount) * g_size, -1);
+    if (c == Collective::bcast && g_rank == root) recv = send;  // the root's buffer holds the data
   }
   const char *coll = patcoll::core::to_string(c).data();
   int rc = MPI_SUCCESS;
@@ -183,6 +191,7 @@ bool correct_and_reported(Collective c, Route route, const std::string &name, co
         for (int r = 0; r < g_size && g_rank == root; ++r)
           ok = ok && recv[static_cast<std::size_t>(r * kCount + i)] == 1000 * r + i;
         break;
+      case Collective::bcast: ok = ok && recv[static_cast<std::size_t>(i)] == 1000 * root + i; break;
       case Collective::alltoall:
       case Collective::alltoallv:
         for (int r = 0; r < g_size; ++r)

@@ -49,7 +49,8 @@ int main(int argc, char **argv) {
     patcoll::test::Suite suite;
     std::mt19937_64 shared(2024);              // identical on every rank: PATs, roots, counts
     std::mt19937_64 own(77 + 1000003ull * rank);  // per rank: the real delays
-    for (Collective c : {Collective::reduce, Collective::allreduce, Collective::scatter, Collective::gather}) {
+    for (Collective c : {Collective::reduce, Collective::allreduce, Collective::scatter, Collective::gather,
+                         Collective::bcast}) {
       for (const auto &entry : patcoll::mpi::entries(c)) {
         if (!(entry.capabilities & patcoll::core::pap_aware)) continue;
         const std::string algorithm(entry.name);
@@ -82,7 +83,8 @@ int main(int argc, char **argv) {
                                    std::to_string(count) + " root=" + std::to_string(root) + " segments=" +
                                    segment_count + " P=" + std::to_string(size);
           suite.check(rc == MPI_SUCCESS, what + ": returned " + patcoll::test::error_class_name(rc) + " " + PAT_Last_error());
-          const bool has_result = c == Collective::allreduce || c == Collective::scatter || rank == root;
+          const bool has_result =
+              c == Collective::allreduce || c == Collective::scatter || c == Collective::bcast || rank == root;
           const std::size_t compared = c == Collective::scatter ? static_cast<std::size_t>(count) : whole;
           if (has_result)
             suite.check(std::equal(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(compared), expected.begin()),

@@ -1,6 +1,6 @@
 /* An ordinary MPI program (no patcoll header) for the preload shim tests.
  *
- * It calls MPI_Reduce, MPI_Allreduce, MPI_Scatter, MPI_Gather and MPI_Alltoall on
+ * It calls MPI_Reduce, MPI_Allreduce, MPI_Scatter, MPI_Gather, MPI_Bcast and MPI_Alltoall on
  * MPI_COMM_WORLD, on a split and on a duplicated communicator, and on an
  * intercommunicator: counts 0, 1, 7, 1000 and 40000, every root position
  * that matters, MPI_IN_PLACE, predefined ops, a commutative and a
@@ -275,6 +275,44 @@ static void alltoalls(MPI_Comm comm, const char *name) {
   }
 }
 
+/* --- broadcast ------------------------------------------------------------ */
+
+static void broadcasts(MPI_Comm comm, const char *name) {
+  static const int counts[] = {0, 1, 7, 1000, 40000};
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ++ci) {
+    const int count = counts[ci];
+    const size_t bytes = sizeof(int) * (size_t)count;
+    int *got = malloc(bytes + 16), *want = malloc(bytes + 16);
+    const int roots[2] = {0, size - 1};
+    for (int ri = 0; ri < (size > 1 ? 2 : 1); ++ri) {
+      const int root = roots[ri];
+      /* MPI_INT, then the triple type (count / 3 elements) */
+      memset(got, 0xAB, bytes + 16);
+      memset(want, 0xAB, bytes + 16);
+      if (rank == root) fill_int(got, count, root, 13), fill_int(want, count, root, 13);
+      int rc = MPI_Bcast(got, count, MPI_INT, root, comm);
+      PMPI_Bcast(want, count, MPI_INT, root, comm);
+      check(rc == MPI_SUCCESS, "MPI_Bcast", name, count, root);
+      compare(got, want, bytes + 16, "MPI_Bcast", name, count, root);
+      if (count % 3 == 0 || count == 1000) {
+        const int triples = count / 3;
+        memset(got, 0xAB, bytes + 16);
+        memset(want, 0xAB, bytes + 16);
+        if (rank == root) fill_int(got, count, root, 17), fill_int(want, count, root, 17);
+        rc = MPI_Bcast(got, triples, g_triple, root, comm);
+        PMPI_Bcast(want, triples, g_triple, root, comm);
+        check(rc == MPI_SUCCESS, "MPI_Bcast triple", name, count, root);
+        compare(got, want, bytes + 16, "MPI_Bcast triple", name, count, root);
+      }
+    }
+    free(got);
+    free(want);
+  }
+}
+
 /* Erroneous calls under MPI_ERRORS_RETURN: the shim must give the error
  * class the MPI library gives. Both cases are detected locally by MPI. */
 static void errors(MPI_Comm comm, const char *name) {
@@ -368,6 +406,7 @@ int main(int argc, char **argv) {
   for (int c = 0; c < 3; ++c) {
     reductions(comms[c], names[c]);
     movements(comms[c], names[c]);
+    broadcasts(comms[c], names[c]);
     alltoalls(comms[c], names[c]);
   }
   /* MPICH as packaged by Debian does not check arguments (it crashes on

@@ -1,6 +1,6 @@
 ! A plain Fortran MPI program (no patcoll in sight) for the shim tests:
 ! MPI_REDUCE, MPI_ALLREDUCE, MPI_SCATTER, MPI_GATHER (blocking, and
-! non-blocking with MPI_WAIT, MPI_TEST, MPI_WAITALL) and MPI_ALLTOALL with Fortran
+! non-blocking with MPI_WAIT, MPI_TEST, MPI_WAITALL), MPI_BCAST and MPI_ALLTOALL with Fortran
 ! datatypes (INTEGER, DOUBLE PRECISION, LOGICAL), predefined and user ops,
 ! MPI_IN_PLACE at the root, several roots, MPI_COMM_WORLD and a split
 ! communicator. Built three times: BINDING 1 = include 'mpif.h',
@@ -111,6 +111,26 @@ program shim_fortran
       end if
       call verdict(ierr)
       if (crank == root) call add_ints(iall, n * csize)
+
+      ! MPI_BCAST: INTEGER and DOUBLE PRECISION buffers of n from the root
+      iblock = -1
+      if (crank == root) then
+        do k = 1, n
+          iblock(k) = 500 + 3 * k
+        end do
+      end if
+      call MPI_BCAST(iblock, n, MPI_INTEGER, root, comms(c), ierr)
+      call verdict(ierr)
+      call add_ints(iblock, n)
+      dbuf = -1d0
+      if (crank == root) then
+        do k = 1, n
+          dbuf(k) = dble(mod(k * 7, 23))
+        end do
+      end if
+      call MPI_BCAST(dbuf, n, MPI_DOUBLE_PRECISION, root, comms(c), ierr)
+      call verdict(ierr)
+      call add_ints(int(dbuf), n)
     end do
 
     ! MPI_ALLTOALL, INTEGER pairs of n, then in place

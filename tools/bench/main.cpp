@@ -47,7 +47,7 @@ namespace bench = patcoll::bench;
 namespace core = patcoll::core;
 
 const char *const kUsage =
-    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather[,...]] [--alg all|NAME[,NAME...]]\n"
+    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather|bcast[,...]] [--alg all|NAME[,NAME...]]\n"
     "  [--size BYTES[,...] | --count N[,...]] [--dtype float|double|int|long] [--op sum|prod|max|min|band|bor|bxor]\n"
     "  [--root R] [--iters N] [--warmup N] [--pattern NAME[:DELAY[:ARG]]] [--max-delay D] [--seed N]\n"
     "  [--procs P] [--model FILE] [--delay sleep|busy] [--sync barrier|window] [--window D]\n"
@@ -435,7 +435,8 @@ struct Series {
 // medians to the baseline, permutation-test p-value, repetitions).
 void print_summary(const Options &options, Collective c, int count, const Type &type, int procs, double max_delay,
                    double window, const std::vector<Series> &series) {
-  const bool movement = c == Collective::scatter || c == Collective::gather;
+  const bool movement = c == Collective::scatter || c == Collective::gather;  // bytes per rank
+  const bool combines = patcoll::core::traits(c).combines;                   // takes an op
   const std::string cname(patcoll::core::to_string(c));
   const Series *base = nullptr;
   for (const Series &s : series)
@@ -473,7 +474,7 @@ void print_summary(const Options &options, Collective c, int count, const Type &
   std::printf("\n%s, %lld bytes = %d x %s (%s)%s%s%s, %d ranks; pattern %s, max delay %.6g us; sync %s, delay %s, "
               "PAT %s; %d iterations (+%d warm-up)\n",
               cname.c_str(), bytes, count, options.dtype.c_str(), human_bytes(static_cast<double>(bytes)).c_str(),
-              movement ? " per rank" : "", movement ? "" : (", " + options.op).c_str(), root_text.c_str(), procs,
+              movement ? " per rank" : "", combines ? (", " + options.op).c_str() : "", root_text.c_str(), procs,
               options.pattern_text.c_str(), max_delay * 1e6, options.window ? "window" : "barrier",
               options.busy ? "busy" : "sleep", options.pat_source.c_str(), options.iterations, options.warmup);
   if (!options.check) std::printf("results not checked against native (--no-check)\n");
@@ -652,9 +653,16 @@ int main(int argc, char **argv) {
                                                  elements_of(patcoll::core::Buffer::send, false));
       const std::size_t recv_elements = std::max(elements_of(patcoll::core::Buffer::recv, true),
                                                  elements_of(patcoll::core::Buffer::recv, false));
-      Bytes send(std::max<std::size_t>(send_elements * static_cast<std::size_t>(type.size), 1));
+      // A broadcast's data starts in the root's recv buffer (traits'
+      // initial_in): `send` holds it, copied in before every call.
+      const bool broadcast = traits.initial_in == patcoll::core::Buffer::recv;
+      Bytes send(std::max<std::size_t>((broadcast ? recv_elements : send_elements) * static_cast<std::size_t>(type.size), 1));
       Bytes recv(std::max<std::size_t>(recv_elements * static_cast<std::size_t>(type.size), 1)), expected(recv.size());
       fill(type, send, rank, product);
+      auto load_root = [&](Bytes &buffer) {
+        if (broadcast && is_root) std::memcpy(buffer.data(), send.data(), buffer.size());
+      };
+      load_root(expected);
       const bool has_result = traits.result_at == patcoll::core::Ranks::every || is_root;
       const std::size_t result_elements = elements_of(patcoll::core::Buffer::recv, is_root);
       const std::size_t bytes_whole = std::max(send_elements, recv_elements) * static_cast<std::size_t>(type.size);
@@ -674,6 +682,7 @@ int main(int argc, char **argv) {
         s.name = name;
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
+        load_root(recv);
         const int rc = run_collective(c, name, send.data(), recv.data(), count, type, op, options.root);
         slowest_probe = std::max(slowest_probe, MPI_Wtime() - t0);
         int ok = rc == MPI_SUCCESS, every = 0;
@@ -743,6 +752,7 @@ int main(int argc, char **argv) {
           double *slot = &local[((static_cast<std::size_t>(it) * algs) + k) * kFields];
           if (s.skipped) continue;
           if (options.check) std::memset(recv.data(), 0xff, recv.size());
+          load_root(recv);
           double entry;
           if (options.window) {
             const double start = window_start + static_cast<double>(static_cast<std::size_t>(it) * algs + j) * window;
@@ -875,7 +885,8 @@ int main(int argc, char **argv) {
         }
         Series bound_series;
         bound_series.name = "bound";
-        bound_series.note = "(latest arrival + transfer + reduce_local)";
+        bound_series.note = c == Collective::bcast ? "(max(arrival, root's arrival) + transfer)"
+                                                   : "(latest arrival + transfer + reduce_local)";
         for (int it = options.warmup; bounded && it < total; ++it) {
           const auto &probe = probes[static_cast<std::size_t>(it)];
           core::Params bound_params;

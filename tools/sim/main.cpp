@@ -29,6 +29,7 @@
 #include "cli.hpp"
 #include "core/algorithm.hpp"
 #include "core/bound.hpp"
+#include "core/builders/bcast.hpp"
 #include "core/builders/pap.hpp"
 #include "core/builders/tree.hpp"
 #include "core/generators/schedule.hpp"
@@ -46,10 +47,11 @@ Simulates the catalogue's algorithms in the Hockney α-β-γ model; one CSV row
 (or JSON line) per case. Lists are comma separated; a:b:xK is a geometric
 range, a:b:+K an arithmetic one. Older spellings in parentheses still work.
 
-  --coll LIST           reduce (default), allreduce, scatter, gather (--collective)
+  --coll LIST           reduce (default), allreduce, scatter, gather, bcast (--collective)
   --alg LIST            algorithm names, or "all" (default: all of each collective);
-                        reduce/allreduce also take "bound" (in "all"): the model's
+                        reduce/allreduce/bcast also take "bound" (in "all"): the model's
                         limit, latest arrival + α + m(β+γ) (one transfer, one reduction);
+                        bcast: max over ranks of max(arrival, root's) + α + mβ;
                         two more rows, not in "all" (--alg all,native,auto adds them):
                         "native", the fastest classic candidate of `auto` (the MPI
                         library's own, as the model sees it), and "auto", the
@@ -58,7 +60,7 @@ range, a:b:+K an arithmetic one. Older spellings in parentheses still work.
                         choice in the last column, choice (--algorithms, --algorithm)
   --procs LIST          process counts P, 1 .. 2^20 (default 8)
   --size LIST           message size m in bytes; K/M/G = 2^10/2^20/2^30 (default 1M)
-                        (scatter/gather: bytes per rank); count = bytes / element size (--bytes)
+                        (scatter/gather: bytes per rank; bcast: bytes); count = bytes / element size (--bytes)
   --count LIST          message size in elements instead of --size
   --element-bytes N     size of one element (default 4)
   --segments LIST       segment count; 0 = the algorithm's default (default 0); the
@@ -157,7 +159,8 @@ std::vector<std::vector<double>> make_paps(const PapSpec &spec, int procs, doubl
 // (N_opt of [M] §5.2 unless fixed), the segmented trees and chains
 // segments_for_bytes(kDefaultSegmentBytes), Clairvoyant allreduce its plan's
 // fold segments (clairvoyant_fold_segments; 1 when nothing is folded),
-// linear_sync/sls (and bsls) two per leaf; every other algorithm sends whole messages or blocks: 1.
+// linear_sync/sls (and bsls) two per leaf; the clairvoyant bcast
+// bcast_clairvoyant_segments; every other algorithm sends whole messages or blocks: 1.
 std::int64_t segments_used(const Algorithm &algorithm, const Params &params) {
   const std::string_view name = algorithm.base.empty() ? algorithm.name : algorithm.base;  // background: its base
   if (algorithm.collective == Collective::reduce && (algorithm.capabilities & schedule_based))
@@ -171,6 +174,9 @@ std::int64_t segments_used(const Algorithm &algorithm, const Params &params) {
     if (plan.segments > 0) return std::min(plan.segments, std::max<std::int64_t>(1, params.count));
     return clairvoyant_fold_segments(params, params.procs - plan.folded);
   }
+  if (algorithm.collective == Collective::bcast && (name == "chain" || name == "binary"))
+    return segments_for_bytes(params, kDefaultSegmentBytes);
+  if (algorithm.collective == Collective::bcast && name == "clairvoyant") return bcast_clairvoyant_segments(params);
   if (algorithm.collective == Collective::gather && (name == "linear_sync" || name == "sls"))
     return params.count > 1 ? 2 : 1;
   return 1;

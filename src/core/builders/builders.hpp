@@ -11,4 +11,5 @@
 #include "classic.hpp"             // reduce/allreduce classics
 #include "pap.hpp"                 // slt, prr, scatter/gather families
 #include "scheduled.hpp"            // clairvoyant, uni_greedy, bi_greedy
+#include "bcast.hpp"                // MPI_Bcast
 #include "alltoall.hpp"             // alltoall(v)

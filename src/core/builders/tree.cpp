@@ -148,6 +148,38 @@ Program tree_reduce(const Params &params, int rank, const TreeNode &node, std::i
   return program;
 }
 
+Program tree_bcast(const Params &params, int rank, const TreeNode &node, std::int64_t segments) {
+  const std::int64_t n = params.count;
+  Program program{rank, params.procs, 0, {}};
+  if (n == 0) return program;
+  const std::int64_t segment_total = std::clamp<std::int64_t>(segments, 1, n);
+  auto segment = [&](std::int64_t k) {
+    const Span s = segment_span(n, segment_total, k);
+    return recv_buf(s.offset, s.count);
+  };
+  const bool is_root = node.parent < 0;
+  if (node.children.empty()) {
+    if (is_root) return program;
+    std::vector<Op> ops;
+    for (std::int64_t k = 0; k < segment_total; ++k) ops.push_back(recv_op(node.parent, segment(k)));
+    add_step(program, std::move(ops));
+    return program;
+  }
+  // Segment k to each child in its own step (largest subtree first: the
+  // reverse of the reduce's receive order), so the sends leave in that
+  // order; the receive of segment k+1 rides in the first of them.
+  if (!is_root) add_step(program, {recv_op(node.parent, segment(0))});
+  for (std::int64_t k = 0; k < segment_total; ++k) {
+    bool first = true;
+    for (auto child = node.children.rbegin(); child != node.children.rend(); ++child, first = false) {
+      std::vector<Op> ops{send_op(child->rank, segment(k))};
+      if (first && !is_root && k + 1 < segment_total) ops.push_back(recv_op(node.parent, segment(k + 1)));
+      add_step(program, std::move(ops));
+    }
+  }
+  return program;
+}
+
 ChainOrder chain_order(std::vector<int> order) {
   ChainOrder chain{std::move(order), {}};
   chain.position.assign(chain.order.size(), -1);

@@ -64,6 +64,18 @@ TreeNode binomial_tree(int procs, int root, int rank, bool in_rank_order);
 // leaves send straight from the send buffer. Nothing for count 0.
 Program tree_reduce(const Params &, int rank, const TreeNode &, std::int64_t segments);
 
+// One rank's Program of a tree broadcast of Params::count elements in
+// `segments` segments, in the receive buffer at every rank (the root's
+// holds the data): per segment, receive it from the parent, then send it
+// to every child, one send per step so they leave in order, the children
+// in reverse order of `node.children` (the reduce's receive order is
+// smallest subtree first, so the broadcast feeds the largest subtree
+// first). The receive of segment k+1 travels in the step sending segment
+// k to the first child, so the tree pipelines (Open MPI's coll_base_bcast.c
+// generic bcast). A leaf posts all its receives in one step. Nothing for
+// count 0.
+Program tree_bcast(const Params &, int rank, const TreeNode &, std::int64_t segments);
+
 // Chain allreduce ([PA] §4.1 "linear tree"): a segmented chain reduce
 // toward the last rank of the chain, whose results flow straight back down
 // the chain, both directions pipelined. The chain order is the caller's

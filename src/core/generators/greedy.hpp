@@ -38,6 +38,14 @@ std::string greedy_input_error(const GreedyInput &);
 
 Schedule uni_greedy(const GreedyInput &);
 Schedule bi_greedy(const GreedyInput &);
+// A pipelined broadcast from `root` (bcast_greedy.cpp): every rank that
+// holds a segment forwards it to ranks that have arrived; the earliest
+// possible transfer first. t_comm = α + βs; γ is not used.
+Schedule bcast_greedy(const GreedyInput &);
+// The same machinery restricted to a chain: order[0] must be the root,
+// order[i] receives every segment from order[i−1], from its arrival on
+// (a pipelined chain with release times).
+Schedule bcast_chain(const GreedyInput &, const std::vector<int> &order);
 
 namespace detail {
 // A transfer at `time`: `sender` sends `segment` to `receiver`. Events must

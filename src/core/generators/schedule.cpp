@@ -135,6 +135,117 @@ std::vector<Program> schedule_to_programs(const Schedule &schedule, const Params
   return programs;
 }
 
+namespace {
+
+// Transfers of a broadcast schedule that travel as one message: a run of
+// transfers s → r of consecutive segments, consecutive in r's receive list
+// and in s's send list, where s holds every segment of the run by the
+// run's first round and r sends nothing until the run's last round (so
+// the merge delays no forwarding), goes as one message in that round (a late rank fed
+// back to back by one holder then pays one α, not one per segment).
+// last[id] is the last segment of the message transfer `id` heads, −1 for
+// a transfer merged into an earlier one. Identical on every rank (it is a
+// function of the schedule).
+// Whether `send` (sorted by round) has a send in a round of (after, upto].
+bool sends_within(const std::vector<Transfer> &send, int after, int upto) {
+  const auto first = std::upper_bound(send.begin(), send.end(), after,
+                                      [](int round, const Transfer &t) { return round < t.round; });
+  return first != send.end() && first->round <= upto;
+}
+
+std::vector<int> broadcast_messages(const Schedule &schedule) {
+  const std::size_t ids = static_cast<std::size_t>(std::max(schedule.numbered, 0));
+  std::vector<int> last(ids);
+  for (std::size_t id = 0; id < ids; ++id) last[id] = -2;  // set below
+  std::vector<std::int64_t> send_position(ids, -1);
+  for (const RankSchedule &r : schedule.ranks)
+    for (std::size_t i = 0; i < r.send.size(); ++i)
+      if (r.send[i].id >= 0) send_position[static_cast<std::size_t>(r.send[i].id)] = static_cast<std::int64_t>(i);
+  // The round each rank receives each segment in (the root holds all).
+  const std::size_t segments = static_cast<std::size_t>(std::max(schedule.segments, 1));
+  std::vector<int> received(schedule.ranks.size() * segments, -1);
+  for (std::size_t rank = 0; rank < schedule.ranks.size(); ++rank)
+    for (const Transfer &t : schedule.ranks[rank].recv)
+      received[rank * segments + static_cast<std::size_t>(t.segment)] = t.round;
+  for (std::size_t rank = 0; rank < schedule.ranks.size(); ++rank) {
+    const std::vector<Transfer> &recv = schedule.ranks[rank].recv;
+    std::size_t head = 0;
+    for (std::size_t i = 0; i < recv.size(); ++i) {
+      const Transfer &t = recv[i];
+      if (t.id < 0) continue;
+      bool joins = false;
+      if (i > 0 && recv[head].id >= 0) {
+        const Transfer &h = recv[head], &previous = recv[i - 1];
+        const auto sender = static_cast<std::size_t>(t.peer);
+        joins = t.peer == h.peer && previous.peer == t.peer && t.segment == previous.segment + 1 &&
+                send_position[static_cast<std::size_t>(t.id)] ==
+                    send_position[static_cast<std::size_t>(previous.id)] + 1 &&
+                (t.peer == schedule.root || received[sender * segments + static_cast<std::size_t>(t.segment)] < h.round) &&
+                !sends_within(schedule.ranks[rank].send, h.round, t.round);
+      }
+      if (joins) {
+        last[static_cast<std::size_t>(t.id)] = -1;
+        last[static_cast<std::size_t>(recv[head].id)] = t.segment;
+      } else {
+        head = i;
+        last[static_cast<std::size_t>(t.id)] = t.segment;
+      }
+    }
+  }
+  return last;
+}
+
+Program broadcast_rank_program(const Schedule &schedule, const Params &params, const std::vector<Span> &spans,
+                               const std::vector<int> &last, int rank) {
+  Program program{rank, params.procs, 0, {}};
+  program.synchronous_sends = true;  // rounds are planned per port (ir.hpp)
+  if (rank >= static_cast<int>(schedule.ranks.size())) return program;
+  const RankSchedule &mine = schedule.ranks[static_cast<std::size_t>(rank)];
+  auto last_of = [&](const Transfer &t) {
+    return t.id >= 0 && static_cast<std::size_t>(t.id) < last.size() ? last[static_cast<std::size_t>(t.id)] : t.segment;
+  };
+  auto region = [&](const Transfer &t) {
+    const Span first = spans[static_cast<std::size_t>(t.segment)];
+    const Span end = spans[static_cast<std::size_t>(last_of(t))];
+    return recv_buf(first.offset, end.offset + end.count - first.offset);
+  };
+  std::size_t in = 0, out = 0;
+  while (in < mine.recv.size() || out < mine.send.size()) {
+    int round = std::numeric_limits<int>::max();
+    if (in < mine.recv.size()) round = std::min(round, mine.recv[in].round);
+    if (out < mine.send.size()) round = std::min(round, mine.send[out].round);
+    std::vector<Op> ops;
+    // A send never reads the segment received in the same step (the
+    // generators never forward a segment in the round it arrives).
+    if (out < mine.send.size() && mine.send[out].round == round) {
+      const Transfer &t = mine.send[out++];
+      if (last_of(t) >= 0) ops.push_back(send_op(t.peer, region(t)));
+    }
+    if (in < mine.recv.size() && mine.recv[in].round == round) {
+      const Transfer &t = mine.recv[in++];
+      if (last_of(t) >= 0) ops.push_back(recv_op(t.peer, region(t)));
+    }
+    add_step(program, std::move(ops), round);
+  }
+  return program;
+}
+
+}  // namespace
+
+Program broadcast_schedule_to_program(const Schedule &schedule, const Params &params, int rank) {
+  return broadcast_rank_program(schedule, params, schedule_spans(schedule, params), broadcast_messages(schedule), rank);
+}
+
+std::vector<Program> broadcast_schedule_to_programs(const Schedule &schedule, const Params &params) {
+  const std::vector<Span> spans = schedule_spans(schedule, params);
+  const std::vector<int> last = broadcast_messages(schedule);
+  std::vector<Program> programs;
+  programs.reserve(static_cast<std::size_t>(params.procs));
+  for (int rank = 0; rank < params.procs; ++rank)
+    programs.push_back(broadcast_rank_program(schedule, params, spans, last, rank));
+  return programs;
+}
+
 FlatPrograms schedule_to_flat(const Schedule &schedule, const Params &params) {
   const std::vector<Span> spans = schedule_spans(schedule, params);
   // The layout first, then every rank's steps again, written straight into

@@ -86,6 +86,18 @@ Program schedule_to_program(const Schedule &, const Params &, int rank);
 // reduces' Algorithm::build_flat.
 FlatPrograms schedule_to_flat(const Schedule &, const Params &);
 
+// One Program per rank executing `schedule` as a broadcast of params.count
+// elements from the root (bcast_greedy): every segment lives in the recv
+// buffer at every rank; a rank's transfers become one step per round
+// (Step::round = the schedule round), at most one send and one recv, the
+// recv storing. A run of transfers between the same two ranks of
+// consecutive segments, back to back in both ranks' lists, whose sender
+// holds them all by the run's first round and whose receiver forwards
+// nothing until the run's last round, travels as one message in that
+// round. Sends are synchronous (rounds are planned per port).
+std::vector<Program> broadcast_schedule_to_programs(const Schedule &, const Params &);
+Program broadcast_schedule_to_program(const Schedule &, const Params &, int rank);
+
 namespace detail {
 // One transfer of a schedule as a generator finds it: `sender` sends
 // `segment` to `receiver` in `round`, starting at `time`.

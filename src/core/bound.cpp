@@ -89,6 +89,9 @@ BoundTimes bcast_bound(const Params &params, const BoundCost &cost) {
   }
   times.run_time = last_exit - first;
   times.average_elapsed = sum / static_cast<double>(pat.size());
+  return times;
+}
+
 // All-to-all (and alltoallv over Params::counts): rank r sends out_r and
 // receives in_r bytes to and from the other ranks through its one port,
 // none of it before it arrives, so it exits no earlier than

@@ -83,6 +83,7 @@ using patcoll::mpi::NativeCall;
   NativeCall {                                                                                             \
     coll, c_buffer(b), c_buffer(b), static_cast<int>(*n), static_cast<int>(*n), MPI_Type_f2c(*t),          \
         MPI_Type_f2c(*t), MPI_OP_NULL, static_cast<int>(*root), MPI_Comm_f2c(*c)                           \
+  }
 #define PATCOLL_FORTRAN_PARAMS_all_to_all \
   void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *c
 #define PATCOLL_FORTRAN_CALL_all_to_all(coll)                                                              \

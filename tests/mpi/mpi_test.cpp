@@ -125,6 +125,7 @@ int run_int(core::Collective c, const std::string &algorithm, const int *send, i
       MPI_Comm_rank(comm, &rank);
       if (rank == root) std::copy(send, send + count, recv);
       return PAT_Bcast_with(name, recv, count, MPI_INT, root, comm);
+    }
     case core::Collective::alltoall:
       return PAT_Alltoall_with(name, send, count, MPI_INT, recv, count, MPI_INT, comm);
     case core::Collective::alltoallv: {

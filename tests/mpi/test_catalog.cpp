@@ -104,6 +104,7 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
         break;
       case Collective::bcast:
         rc = PAT_Bcast_init_with(name, recv, kCount, MPI_INT, root, comm, MPI_INFO_NULL, &handle);
+        break;
       case Collective::alltoall:
         rc = PAT_Alltoall_init_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, comm, MPI_INFO_NULL, &handle);
         break;

@@ -35,6 +35,7 @@
 #include "patcoll.h"
 #include "pat_source.hpp"
 #include "bound.hpp"
+#include "core/traits.hpp"
 #include "cli.hpp"
 #include "model.hpp"
 #include "patterns.hpp"
@@ -435,13 +436,14 @@ struct Series {
 // medians to the baseline, permutation-test p-value, repetitions).
 void print_summary(const Options &options, Collective c, int count, const Type &type, int procs, double max_delay,
                    double window, const std::vector<Series> &series) {
-  const bool movement = c == Collective::scatter || c == Collective::gather;
+  const bool movement = !patcoll::core::traits(c).combines;
+  const bool pairs = c == Collective::alltoall || c == Collective::alltoallv;
   const std::string cname(patcoll::core::to_string(c));
   const Series *base = nullptr;
   for (const Series &s : series)
     if (s.name == options.baseline && !s.skipped && !s.run_time.empty()) base = &s;
   const double base_median = base ? bench::median(base->run_time) : 0;
-  const std::string root_text = c == Collective::allreduce ? "" : ", root " + std::to_string(options.root);
+  const std::string root_text = !patcoll::core::traits(c).rooted ? "" : ", root " + std::to_string(options.root);
   const long long bytes = static_cast<long long>(count) * type.size;
   if (options.format == "csv") {  // the table's rows as CSV, units in the header
     static bool header = true;
@@ -473,7 +475,7 @@ void print_summary(const Options &options, Collective c, int count, const Type &
   std::printf("\n%s, %lld bytes = %d x %s (%s)%s%s%s, %d ranks; pattern %s, max delay %.6g us; sync %s, delay %s, "
               "PAT %s; %d iterations (+%d warm-up)\n",
               cname.c_str(), bytes, count, options.dtype.c_str(), human_bytes(static_cast<double>(bytes)).c_str(),
-              movement ? " per rank" : "", movement ? "" : (", " + options.op).c_str(), root_text.c_str(), procs,
+              pairs ? " per pair" : movement ? " per rank" : "", movement ? "" : (", " + options.op).c_str(), root_text.c_str(), procs,
               options.pattern_text.c_str(), max_delay * 1e6, options.window ? "window" : "barrier",
               options.busy ? "busy" : "sleep", options.pat_source.c_str(), options.iterations, options.warmup);
   if (!options.check) std::printf("results not checked against native (--no-check)\n");

@@ -48,7 +48,7 @@ namespace bench = patcoll::bench;
 namespace core = patcoll::core;
 
 const char *const kUsage =
-    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather[,...]] [--alg all|NAME[,NAME...]]\n"
+    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather|alltoall|alltoallv[,...]]\n  [--alg all|NAME[,NAME...]]"
     "  [--size BYTES[,...] | --count N[,...]] [--dtype float|double|int|long] [--op sum|prod|max|min|band|bor|bxor]\n"
     "  [--root R] [--iters N] [--warmup N] [--pattern NAME[:DELAY[:ARG]]] [--max-delay D] [--seed N]\n"
     "  [--procs P] [--model FILE] [--delay sleep|busy] [--sync barrier|window] [--window D]\n"

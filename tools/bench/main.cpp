@@ -877,7 +877,8 @@ int main(int argc, char **argv) {
         }
         Series bound_series;
         bound_series.name = "bound";
-        bound_series.note = "(latest arrival + transfer + reduce_local)";
+        bound_series.note = patcoll::core::traits(c).combines ? "(latest arrival + transfer + reduce_local)"
+                                                             : "(each rank's arrival + its P-1 pairs' transfer)";
         for (int it = options.warmup; bounded && it < total; ++it) {
           const auto &probe = probes[static_cast<std::size_t>(it)];
           core::Params bound_params;

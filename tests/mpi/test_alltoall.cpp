@@ -262,6 +262,8 @@ class AlltoallSuite {
             if (rank == late) usleep(2000);
           });
     }
+    // alltoallv under the same PAT vector, nobody late (wrong PATs).
+    v_matrix(suite, comm, true);
     PAT_Set_arrivals(comm, nullptr);
   }
 

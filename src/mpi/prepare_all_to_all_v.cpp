@@ -33,7 +33,7 @@ namespace {
 // One side of the call: counts and displacements per rank, in elements of
 // `type`.
 struct Side {
-  const char *name;  // "send" / "recv"
+  const char *name = "";  // "send" / "recv"
   const void *buffer = nullptr;
   const int *counts = nullptr;
   const int *displs = nullptr;
@@ -122,11 +122,13 @@ int prepare_all_to_all_v(const NativeCall &c, const char *algorithm, Run &run) {
   const int procs = state->size, rank = state->rank;
   const bool in_place = c.sendbuf == MPI_IN_PLACE;
   if (c.recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "recvbuf must not be MPI_IN_PLACE");
-  Side recv{"recv", c.recvbuf, c.recvcounts, c.rdispls};
+  Side recv;
+  recv.name = "recv", recv.buffer = c.recvbuf, recv.counts = c.recvcounts, recv.displs = c.rdispls;
   if (int rc = check_side(recv, procs, "recvcounts", "rdispls", "recvtype", c.recvtype); rc != MPI_SUCCESS) return rc;
   Side send = recv;
   if (!in_place) {
-    send = Side{"send", c.sendbuf, c.sendcounts, c.sdispls};
+    send = Side{};
+    send.name = "send", send.buffer = c.sendbuf, send.counts = c.sendcounts, send.displs = c.sdispls;
     if (int rc = check_side(send, procs, "sendcounts", "sdispls", "sendtype", c.sendtype); rc != MPI_SUCCESS) return rc;
     const long long out = static_cast<long long>(send.counts[rank]) * send.type.size;
     const long long in = static_cast<long long>(recv.counts[rank]) * recv.type.size;

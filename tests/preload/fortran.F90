@@ -181,7 +181,7 @@ program shim_fortran
 
   ! Non-blocking: MPI_IALLREDUCE + MPI_WAIT, MPI_IREDUCE + MPI_TEST,
   ! MPI_ISCATTER + MPI_WAITALL, MPI_IGATHER and MPI_IALLREDUCE in place +
-  ! MPI_WAITALL (under the shim, a request completed before patcoll's run
+  ! MPI_WAITALL, MPI_IALLTOALL + MPI_WAIT (under the shim, a request completed before patcoll's run
   ! shows as a different digest)
   do k = 1, n
     ibuf(k) = mod(rank * 11 + k, 23)
@@ -225,6 +225,16 @@ program shim_fortran
   call verdict(ierr)
   if (rank == size - 1) call add_ints(iall, n * size)
   call add_ints(int(dbuf), n)
+  ! MPI_IALLTOALL + MPI_WAIT
+  do k = 1, n * size
+    iall(k) = 1000 * rank + k
+  end do
+  ipairs = -3
+  call MPI_IALLTOALL(iall, n, MPI_INTEGER, ipairs, n, MPI_INTEGER, MPI_COMM_WORLD, reqs(1), ierr)
+  call verdict(ierr)
+  call MPI_WAIT(reqs(1), MPI_STATUS_IGNORE, ierr)
+  call verdict(ierr)
+  call add_ints(ipairs, n * size)
 
 #if BINDING != 3
   call MPI_OP_FREE(user_op, ierr)

@@ -42,10 +42,10 @@ TEST(Traits, BufferSizesFollowTheIrConventions) {
   EXPECT_EQ(traits(Collective::gather).elements(Buffer::recv, false, n, procs), 0);
 }
 
-TEST(Traits, InPlaceIsAllowedAtTheRootExceptForAllreduceWhereEveryRankMayUseIt) {
+TEST(Traits, InPlaceIsAllowedAtTheRootOfARootedCollectiveAndAtEveryRankOfTheOthers) {
   for (const CollectiveTraits &t : collectives()) {
     EXPECT_TRUE(t.in_place_applies(true)) << t.name;
-    EXPECT_EQ(t.in_place_applies(false), t.collective == Collective::allreduce) << t.name;
+    EXPECT_EQ(t.in_place_applies(false), !t.rooted) << t.name;
   }
   // scatter: the root's recv block is its send block `root`
   EXPECT_EQ(traits(Collective::scatter).aliased, Buffer::recv);

@@ -35,6 +35,7 @@
 #include "patcoll.h"
 #include "pat_source.hpp"
 #include "bound.hpp"
+#include "core/traits.hpp"
 #include "cli.hpp"
 #include "model.hpp"
 #include "patterns.hpp"
@@ -47,7 +48,7 @@ namespace bench = patcoll::bench;
 namespace core = patcoll::core;
 
 const char *const kUsage =
-    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather|bcast[,...]] [--alg all|NAME[,NAME...]]\n"
+    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather|bcast|alltoall|alltoallv[,...]]\n  [--alg all|NAME[,NAME...]]"
     "  [--size BYTES[,...] | --count N[,...]] [--dtype float|double|int|long] [--op sum|prod|max|min|band|bor|bxor]\n"
     "  [--root R] [--iters N] [--warmup N] [--pattern NAME[:DELAY[:ARG]]] [--max-delay D] [--seed N]\n"
     "  [--procs P] [--model FILE] [--delay sleep|busy] [--sync barrier|window] [--window D]\n"
@@ -435,14 +436,14 @@ struct Series {
 // medians to the baseline, permutation-test p-value, repetitions).
 void print_summary(const Options &options, Collective c, int count, const Type &type, int procs, double max_delay,
                    double window, const std::vector<Series> &series) {
-  const bool movement = c == Collective::scatter || c == Collective::gather;  // bytes per rank
-  const bool combines = patcoll::core::traits(c).combines;                   // takes an op
+  const bool movement = !patcoll::core::traits(c).combines;  // bytes per rank
+  const bool pairs = c == Collective::alltoall || c == Collective::alltoallv;
   const std::string cname(patcoll::core::to_string(c));
   const Series *base = nullptr;
   for (const Series &s : series)
     if (s.name == options.baseline && !s.skipped && !s.run_time.empty()) base = &s;
   const double base_median = base ? bench::median(base->run_time) : 0;
-  const std::string root_text = c == Collective::allreduce ? "" : ", root " + std::to_string(options.root);
+  const std::string root_text = !patcoll::core::traits(c).rooted ? "" : ", root " + std::to_string(options.root);
   const long long bytes = static_cast<long long>(count) * type.size;
   if (options.format == "csv") {  // the table's rows as CSV, units in the header
     static bool header = true;
@@ -474,7 +475,7 @@ void print_summary(const Options &options, Collective c, int count, const Type &
   std::printf("\n%s, %lld bytes = %d x %s (%s)%s%s%s, %d ranks; pattern %s, max delay %.6g us; sync %s, delay %s, "
               "PAT %s; %d iterations (+%d warm-up)\n",
               cname.c_str(), bytes, count, options.dtype.c_str(), human_bytes(static_cast<double>(bytes)).c_str(),
-              movement ? " per rank" : "", combines ? (", " + options.op).c_str() : "", root_text.c_str(), procs,
+              pairs ? " per pair" : movement ? " per rank" : "", movement ? "" : (", " + options.op).c_str(), root_text.c_str(), procs,
               options.pattern_text.c_str(), max_delay * 1e6, options.window ? "window" : "barrier",
               options.busy ? "busy" : "sleep", options.pat_source.c_str(), options.iterations, options.warmup);
   if (!options.check) std::printf("results not checked against native (--no-check)\n");
@@ -885,8 +886,9 @@ int main(int argc, char **argv) {
         }
         Series bound_series;
         bound_series.name = "bound";
-        bound_series.note = c == Collective::bcast ? "(max(arrival, root's arrival) + transfer)"
-                                                   : "(latest arrival + transfer + reduce_local)";
+        bound_series.note = patcoll::core::traits(c).combines ? "(latest arrival + transfer + reduce_local)"
+                            : c == Collective::bcast              ? "(max(arrival, root's arrival) + transfer)"
+                                                                  : "(each rank's arrival + its P-1 pairs' transfer)";
         for (int it = options.warmup; bounded && it < total; ++it) {
           const auto &probe = probes[static_cast<std::size_t>(it)];
           core::Params bound_params;

@@ -47,11 +47,13 @@ Simulates the catalogue's algorithms in the Hockney α-β-γ model; one CSV row
 (or JSON line) per case. Lists are comma separated; a:b:xK is a geometric
 range, a:b:+K an arithmetic one. Older spellings in parentheses still work.
 
-  --coll LIST           reduce (default), allreduce, scatter, gather, bcast (--collective)
+  --coll LIST           reduce (default), allreduce, scatter, gather, bcast,
+                        alltoall, alltoallv (--collective)
   --alg LIST            algorithm names, or "all" (default: all of each collective);
                         reduce/allreduce/bcast also take "bound" (in "all"): the model's
                         limit, latest arrival + α + m(β+γ) (one transfer, one reduction);
                         bcast: max over ranks of max(arrival, root's) + α + mβ;
+                        alltoall(v): every rank's arrival + α + its P − 1 pairs' β;
                         two more rows, not in "all" (--alg all,native,auto adds them):
                         "native", the fastest classic candidate of `auto` (the MPI
                         library's own, as the model sees it), and "auto", the

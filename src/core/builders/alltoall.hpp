@@ -49,20 +49,21 @@ Program alltoall_pairwise(const Params &, int rank);
 Program alltoall_linear(const Params &, int rank);
 Program alltoall_bruck(const Params &, int rank);
 
-// clairvoyant: every pair released at the later of its two ranks'
-// predicted arrivals, in units of one exchange (the quantum); each rank
-// runs its exchanges in the order (release, symmetric round), the same
-// order on both sides of every pair (deadlock-free whatever the real
-// arrivals). Balanced: symmetric_round's pairwise order.
+// clairvoyant: the exchanges planned by a greedy list schedule on the
+// predicted arrivals (alltoall/clairvoyant.cpp): the rank that is free
+// first meets the partner it can start with soonest. Every rank runs its
+// exchanges in the order the plan made them, a subsequence of one order of
+// all exchanges, so the schedule is deadlock-free whatever the real
+// arrivals. Without PATs (or with equal ones): the symmetric pairwise
+// order, identical on every rank.
 struct AlltoallClairvoyantPlan {
-  std::vector<long long> release;  // per rank: arrival in quanta after the earliest
+  std::vector<std::vector<int>> partners;  // per rank, in the order it meets them
+  double planned_run_time = 0;             // the plan's run time in the α-β model, s
 };
 AlltoallClairvoyantPlan plan_alltoall_clairvoyant(const Params &);
 Program build_alltoall_clairvoyant(const Params &, int rank, const AlltoallClairvoyantPlan &);
 Program alltoall_clairvoyant(const Params &, int rank);
 std::vector<Program> alltoall_clairvoyant_all(const Params &);
-// The partners of `rank` in the order it exchanges with them.
-std::vector<int> alltoall_clairvoyant_partners(const Params &, int rank, const AlltoallClairvoyantPlan &);
 
 
 }  // namespace patcoll::core

@@ -21,6 +21,8 @@ constexpr std::string_view kAllreduceSmall[] = {"recursive_doubling", "rabenseif
 constexpr std::string_view kAllreduceLarge[] = {"rabenseifner", "ring", "recursive_doubling"};
 constexpr std::string_view kMovementSmall[] = {"binomial", "linear"};
 constexpr std::string_view kMovementLarge[] = {"linear", "binomial"};
+constexpr std::string_view kAllgatherSmall[] = {"recursive_doubling", "bruck", "ring"};
+constexpr std::string_view kAllgatherLarge[] = {"ring", "neighbor_exchange", "bruck"};
 
 // In Collective's order (traits() indexes by it).
 constexpr CollectiveTraits kTraits[] = {
@@ -40,6 +42,14 @@ constexpr CollectiveTraits kTraits[] = {
      R::root, B::send, B::recv, A::root,
      B::send, R::every, I::rank_block, O::holder,
      R::root, I::element, O::index_block, kMovementSmall, kMovementLarge},
+    {Collective::allgather, "allgather", "MPI_Allgather", false, false, E::block, E::block, E::whole, E::whole,
+     R::every, B::send, B::recv, A::own,
+     B::send, R::every, I::rank_block, O::holder,
+     R::every, I::element, O::index_block, kAllgatherSmall, kAllgatherLarge},
+    {Collective::allgatherv, "allgatherv", "MPI_Allgatherv", false, false, E::block, E::block, E::whole, E::whole,
+     R::every, B::send, B::recv, A::own,
+     B::send, R::every, I::rank_block, O::holder,
+     R::every, I::element, O::index_block, kAllgatherSmall, kAllgatherLarge},
 };
 static_assert(std::size(kTraits) == kCollectiveCount, "one row per collective");
 

@@ -251,6 +251,18 @@ int prepare_rooted_movement(const NativeCall &c, const char *algorithm, Run &run
                           c.recvtype, c.root, c.comm, run);
 }
 
+NativeCall uniform_v_call(NativeCall call) {
+  thread_local std::vector<int> counts, displs;
+  int size = 1;
+  if (call.comm != MPI_COMM_NULL) PMPI_Comm_size(call.comm, &size);
+  counts.assign(static_cast<std::size_t>(size), call.recvcount);
+  displs.resize(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) displs[static_cast<std::size_t>(r)] = r * call.recvcount;
+  call.recvcounts = counts.data();
+  call.rdispls = displs.data();
+  return call;
+}
+
 NativeCall uniform_call(Collective collective, const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
                         int root, MPI_Comm comm) {
   switch (collective) {

@@ -20,6 +20,9 @@ namespace patcoll::mpi {
 int prepare_rooted_reduction(const NativeCall &, const char *algorithm, Run &);  // MPI_Reduce
 int prepare_reduction(const NativeCall &, const char *algorithm, Run &);         // MPI_Allreduce
 int prepare_rooted_movement(const NativeCall &, const char *algorithm, Run &);   // MPI_Scatter, MPI_Gather
+// MPI_Allgather, MPI_Allgatherv (prepare_all_gather.cpp).
+int prepare_all_gather(const NativeCall &, const char *algorithm, Run &);
+int prepare_all_gather_v(const NativeCall &, const char *algorithm, Run &);
 
 // Checks shared by every collective (MPI usable, a valid communicator);
 // fills `state`, or sets `inter` for an intercommunicator (the MPI

@@ -149,7 +149,7 @@ int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
     };
   }
   void *own_bytes = nullptr;
-  if (!in_place)
+  if (!in_place && c.sendcount > 0)
     if (int rc = pack_view(c.sendbuf, c.sendcount, send, run.own_pack, own_bytes, true); rc != MPI_SUCCESS) return rc;
   run.buffers.send = in_place ? static_cast<char *>(whole) + own_offset : own_bytes;
   run.buffers.recv = whole;

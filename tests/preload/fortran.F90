@@ -1,5 +1,6 @@
 ! A plain Fortran MPI program (no patcoll in sight) for the shim tests:
-! MPI_REDUCE, MPI_ALLREDUCE, MPI_SCATTER and MPI_GATHER with Fortran
+! MPI_REDUCE, MPI_ALLREDUCE, MPI_SCATTER, MPI_GATHER, MPI_ALLGATHER and
+! MPI_ALLGATHERV with Fortran
 ! datatypes (INTEGER, DOUBLE PRECISION, LOGICAL), predefined and user ops,
 ! MPI_IN_PLACE at the root, several roots, MPI_COMM_WORLD and a split
 ! communicator. Built three times: BINDING 1 = include 'mpif.h',
@@ -26,7 +27,7 @@ program shim_fortran
 #endif
   integer, parameter :: n = 37
   integer :: rank, size, ierr, c, crank, csize, root, k, failed, passed
-  integer :: ibuf(n), iout(n), iall(n * 16), iblock(n)
+  integer :: ibuf(n), iout(n), iall(n * 16), iblock(n), vcounts(16), displs(16)
   double precision :: dbuf(n), dout(n)
   logical :: lbuf(n), lout(n)
   integer(kind=8) :: digest
@@ -108,6 +109,37 @@ program shim_fortran
       call verdict(ierr)
       if (crank == root) call add_ints(iall, n * csize)
     end do
+
+    ! MPI_ALLGATHER plain and in place; MPI_ALLGATHERV with unequal counts
+    ! (every third rank sends nothing) in reverse rank order
+    do k = 1, n
+      iblock(k) = crank * 100 + k
+    end do
+    iall = -7
+    call MPI_ALLGATHER(iblock, n, MPI_INTEGER, iall, n, MPI_INTEGER, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iall, n * csize)
+    iall = -7
+    iall(crank * n + 1 : crank * n + n) = iblock
+    call MPI_ALLGATHER(MPI_IN_PLACE, n, MPI_INTEGER, iall, n, MPI_INTEGER, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iall, n * csize)
+    k = 0
+    do root = csize - 1, 0, -1
+      vcounts(root + 1) = n - mod(root, 4)
+      if (mod(root, 3) == 1) vcounts(root + 1) = 0
+      displs(root + 1) = k
+      k = k + vcounts(root + 1)
+    end do
+    iall = -7
+    call MPI_ALLGATHERV(iblock, vcounts(crank + 1), MPI_INTEGER, iall, vcounts, displs, MPI_INTEGER, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iall, n * csize)
+    iall = -7
+    iall(displs(crank + 1) + 1 : displs(crank + 1) + vcounts(crank + 1)) = iblock(1 : vcounts(crank + 1))
+    call MPI_ALLGATHERV(MPI_IN_PLACE, 0, MPI_INTEGER, iall, vcounts, displs, MPI_INTEGER, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iall, n * csize)
 
     ! MPI_ALLREDUCE: DOUBLE PRECISION sum, in place; INTEGER max; LOGICAL and
     do k = 1, n

@@ -123,10 +123,11 @@ unknown)
 algorithms)
   baseline
   # The shim names the registered algorithms when a name is unknown.
-  run list "$collectives" "${collectives_args[@]}" -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=? PATCOLL_ALLREDUCE=? PATCOLL_SCATTER=? PATCOLL_GATHER=?
+  run list "$collectives" "${collectives_args[@]}" -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=? PATCOLL_ALLREDUCE=? PATCOLL_SCATTER=? PATCOLL_GATHER=? \
+      PATCOLL_ALLGATHER=? PATCOLL_ALLGATHERV=?
   declare -A lists
   longest=0
-  for coll in reduce allreduce scatter gather; do
+  for coll in reduce allreduce scatter gather allgather allgatherv; do
     lists[$coll]=$(grep -o "not a $coll algorithm; [^(]*(known: [^)]*)" "$work/list.err" | head -1 |
                    sed 's/.*known: \(.*\))/\1/')
     [ -n "${lists[$coll]}" ] || { fail "no algorithm list for $coll"; cat "$work/list.err"; exit 1; }
@@ -141,15 +142,15 @@ algorithms)
   for i in $picks; do
     vars=("LD_PRELOAD=$shim" PATCOLL_VERBOSE=1)
     declare -A pick
-    for coll in reduce allreduce scatter gather; do
+    for coll in reduce allreduce scatter gather allgather allgatherv; do
       read -r -a names <<<"${lists[$coll]}"
       pick[$coll]=${names[$((i % ${#names[@]}))]}
       vars+=("PATCOLL_${coll^^}=${pick[$coll]}")
     done
-    tag="r${pick[reduce]}-a${pick[allreduce]}-s${pick[scatter]}-g${pick[gather]}"
+    tag="r${pick[reduce]}-a${pick[allreduce]}-s${pick[scatter]}-g${pick[gather]}-ag${pick[allgather]}-agv${pick[allgatherv]}"
     run "$tag" "$collectives" "${collectives_args[@]}" -- "${vars[@]}"; passed "$tag" $?
     same_digests "$tag" base
-    for coll in Reduce Allreduce Scatter Gather; do
+    for coll in Reduce Allreduce Scatter Gather Allgather Allgatherv; do
       lc=${coll,,}
       # exactly one line per communicator and serving algorithm, from rank 0
       # auto names what it chose
@@ -258,18 +259,21 @@ fortran)
     program="$bindir/patcoll-preload-fortran-$binding"
     [ -x "$program" ] || { fail "$program was not built"; continue; }
     run "f-$binding-base" "$program" --; passed "f-$binding-base" $?
-    for combination in "binomial ring binomial binomial" "clairvoyant prr sbn sbn"; do
-      read -r reduce allreduce scatter gather <<<"$combination"
+    for combination in "binomial ring binomial binomial ring bruck" \
+                       "clairvoyant prr sbn sbn recursive_doubling clairvoyant"; do
+      read -r reduce allreduce scatter gather allgather allgatherv <<<"$combination"
       tag="f-$binding-$reduce"
       run "$tag" "$program" -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_REDUCE=$reduce \
-          PATCOLL_ALLREDUCE=$allreduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather
+          PATCOLL_ALLREDUCE=$allreduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather \
+          PATCOLL_ALLGATHER=$allgather PATCOLL_ALLGATHERV=$allgatherv
       passed "$tag" $?
       grep -qE ' [1-9][0-9]* failed' "$work/$tag.out" && fail "$tag: a call returned an error on some rank"
       if [ "$(digests "$tag" | sort)" != "$(digests "f-$binding-base" | sort)" ] || [ -z "$(digests "$tag")" ]; then
         fail "$tag: results differ from the run without the shim"
         diff <(digests "f-$binding-base" | sort) <(digests "$tag" | sort) | head -5
       fi
-      for pair in "Reduce $reduce" "Allreduce $allreduce" "Scatter $scatter" "Gather $gather"; do
+      for pair in "Reduce $reduce" "Allreduce $allreduce" "Scatter $scatter" "Gather $gather" \
+                  "Allgather $allgather" "Allgatherv $allgatherv"; do
         read -r coll name <<<"$pair"
         grep -qE "MPI_$coll on MPI_COMM_WORLD \($np ranks\): $name, because" "$work/$tag.err" ||
           { fail "$tag: MPI_$coll was not served by $name (not intercepted?)"; grep "MPI_$coll" "$work/$tag.err" | head -3; }

@@ -158,26 +158,9 @@ int init_persistent(const NativeCall &call, const char *algorithm, MPI_Info info
     *handle = publish(std::make_unique<BackgroundRequest>(background));
     return MPI_SUCCESS;
   }
-  // Checked, selected and built now, like the first call (collective: every
-  // rank takes a tag); each start then reuses that Program with a new tag,
-  // or prepares again when the algorithm follows the PAT vector.
-  auto first = std::make_shared<Run>();
-  if (int rc = patcoll::mpi::prepare_call(call, name.c_str(), *first); rc != MPI_SUCCESS) return rc;
-  auto used = std::make_shared<bool>(false);
-  auto h = std::make_unique<ExecutorRequest>(true, [call, name, first, used](Run &run) -> int {
-    if (!*used) {  // the first start runs what init prepared (its tag)
-      *used = true;
-      if (first->kind != Run::Kind::nothing) {
-        run = *first;
-        return MPI_SUCCESS;
-      }
-    } else if (first->reusable) {
-      run = *first;
-      run.context.tag = first->state->next_tag();
-      return MPI_SUCCESS;
-    }
-    return patcoll::mpi::prepare_call(call, name.c_str(), run);
-  });
+  patcoll::mpi::Handle::Prepare prepare;
+  if (int rc = patcoll::mpi::persistent_preparation(call, name, prepare); rc != MPI_SUCCESS) return rc;
+  auto h = std::make_unique<ExecutorRequest>(true, std::move(prepare));
   *handle = publish(std::move(h));
   return MPI_SUCCESS;
 }

@@ -280,6 +280,27 @@ int prepare_call(const NativeCall &c, const char *algorithm, Run &run) {
   return prepare(c, algorithm, run);
 }
 
+int persistent_preparation(const NativeCall &call, const std::string &algorithm, Handle::Prepare &prepare) {
+  auto first = std::make_shared<Run>();
+  if (int rc = prepare_call(call, algorithm.c_str(), *first); rc != MPI_SUCCESS) return rc;
+  auto used = std::make_shared<bool>(false);
+  prepare = [call, algorithm, first, used](Run &run) -> int {
+    if (!*used) {  // the first start runs what init prepared (its tag)
+      *used = true;
+      if (first->kind != Run::Kind::nothing) {
+        run = *first;
+        return MPI_SUCCESS;
+      }
+    } else if (first->reusable) {
+      run = *first;
+      run.context.tag = first->state->next_tag();
+      return MPI_SUCCESS;
+    }
+    return prepare_call(call, algorithm.c_str(), run);
+  };
+  return MPI_SUCCESS;
+}
+
 int blocking_call(const NativeCall &call, const char *algorithm, const void *site, Caller caller,
                   CallOutcome *outcome) {
   const bool usable = mpi_usable();

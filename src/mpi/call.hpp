@@ -37,6 +37,13 @@ int blocking_call(const NativeCall &call, const char *algorithm, const void *sit
 // `type` (per rank for a scatter or gather) from `send` to `recv`, with
 // `op` and `root` where the collective takes them: a benchmark's or a
 // test's call of any collective (buffer sizes: core::traits(c).elements).
+// A persistent collective's preparation (PAT_<Coll>_init, the shim's
+// MPI_<Coll>_init): checked, selected and built now, like a first call
+// (init is collective: every rank takes a tag). The first start runs what
+// init prepared; each later one reuses its Program with a new tag, or
+// prepares again when the algorithm follows the PAT vector.
+int persistent_preparation(const NativeCall &call, const std::string &algorithm, Handle::Prepare &prepare);
+
 NativeCall uniform_call(core::Collective collective, const void *send, void *recv, int count, MPI_Datatype type,
                         MPI_Op op, int root, MPI_Comm comm);
 

@@ -101,7 +101,7 @@ void destroy(CommState *state) {
   // `auto`'s measurement exchanges still in flight: every rank started the
   // same ones and frees the communicator (or finalizes) too, so they complete.
   for (AutoFeedback::Exchange &exchange : state->feedback.in_flight)
-    if (exchange.request != MPI_REQUEST_NULL) MPI_Wait(&exchange.request, MPI_STATUS_IGNORE);
+    if (exchange.request != MPI_REQUEST_NULL) PMPI_Wait(&exchange.request, MPI_STATUS_IGNORE);
   if (CallHistory *h = state->history.get()) {
     h->finish();  // every rank frees the communicator (or finalizes) too
     if ((*core::config::settings())[core::config::Var::verbose].integer >= 2 && state->rank == 0 && h->calls() > 0)

@@ -235,11 +235,11 @@ void collect_feedback(CommState &state, bool verbose) {
     AutoFeedback::Exchange &exchange = in_flight.front();
     if (exchange.due > state.feedback.calls) {
       int done = 0;
-      MPI_Test(&exchange.request, &done, MPI_STATUS_IGNORE);  // progress only: recorded when due
+      PMPI_Test(&exchange.request, &done, MPI_STATUS_IGNORE);  // progress only: recorded when due
       break;
     }
     const int rc = exchange.request == MPI_REQUEST_NULL ? MPI_SUCCESS
-                                                        : MPI_Wait(&exchange.request, MPI_STATUS_IGNORE);
+                                                        : PMPI_Wait(&exchange.request, MPI_STATUS_IGNORE);
     const double *agreed = exchange.agreed;
     // Every rank ran the same algorithm (max == min of its id) by the
     // selection's agreement; anything else is not recorded, on any rank.

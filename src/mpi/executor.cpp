@@ -250,7 +250,7 @@ void Execution::complete_one_by_one() {
   for (int i = 0; i < posted_; ++i) {
     if (slots_[static_cast<std::size_t>(i)].done) continue;
     MPI_Request &request = workspace_->requests[static_cast<std::size_t>(i)];
-    if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
+    if (request != MPI_REQUEST_NULL) PMPI_Wait(&request, MPI_STATUS_IGNORE);
     complete_request(i, nullptr);
   }
 }
@@ -261,8 +261,8 @@ int Execution::progress(bool block, bool &made_progress) {
   if (mode_ == CombineMode::wait) return progress_all(block, made_progress);
   Workspace &w = *workspace_;
   int count = 0;
-  const int rc = block ? MPI_Waitsome(posted_, w.requests.data(), &count, w.indices.data(), w.statuses.data())
-                       : MPI_Testsome(posted_, w.requests.data(), &count, w.indices.data(), w.statuses.data());
+  const int rc = block ? PMPI_Waitsome(posted_, w.requests.data(), &count, w.indices.data(), w.statuses.data())
+                       : PMPI_Testsome(posted_, w.requests.data(), &count, w.indices.data(), w.statuses.data());
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
     // Which requests completed is unknown: complete them one by one.
     note_error(mpi_failure(rc, block ? "MPI_Waitsome" : "MPI_Testsome"));
@@ -280,7 +280,7 @@ int Execution::progress(bool block, bool &made_progress) {
     MPI_Request &request = w.requests[static_cast<std::size_t>(index)];
     // A request completed in error is deallocated by MPI-4 implementations;
     // free it if this one did not.
-    if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+    if (request != MPI_REQUEST_NULL) PMPI_Request_free(&request);
     MPI_Status &status = w.statuses[static_cast<std::size_t>(k)];
     if (rc != MPI_ERR_IN_STATUS) status.MPI_ERROR = MPI_SUCCESS;  // only set by MPI with MPI_ERR_IN_STATUS
     complete_request(index, &status);
@@ -292,8 +292,8 @@ int Execution::progress(bool block, bool &made_progress) {
 int Execution::progress_all(bool block, bool &made_progress) {
   Workspace &w = *workspace_;
   int all = 1;
-  const int rc = block ? MPI_Waitall(posted_, w.requests.data(), w.statuses.data())
-                       : MPI_Testall(posted_, w.requests.data(), &all, w.statuses.data());
+  const int rc = block ? PMPI_Waitall(posted_, w.requests.data(), w.statuses.data())
+                       : PMPI_Testall(posted_, w.requests.data(), &all, w.statuses.data());
   if (rc == MPI_SUCCESS) {
     if (!all) return MPI_SUCCESS;
     for (int i = 0; i < posted_; ++i) {
@@ -314,7 +314,7 @@ int Execution::progress_all(bool block, bool &made_progress) {
     const MPI_Status &status = w.statuses[static_cast<std::size_t>(i)];
     if (slots_[static_cast<std::size_t>(i)].done || status.MPI_ERROR == MPI_ERR_PENDING) continue;
     MPI_Request &request = w.requests[static_cast<std::size_t>(i)];
-    if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+    if (request != MPI_REQUEST_NULL) PMPI_Request_free(&request);
     complete_request(i, &status);
     made_progress = true;
   }

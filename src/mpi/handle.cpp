@@ -44,6 +44,22 @@ int native_start(const NativeCall &c, MPI_Request *request) {
   return MPI_ERR_INTERN;
 }
 
+int native_init(const NativeCall &c, MPI_Info info, MPI_Request *request) {
+#if MPI_VERSION >= 4
+  switch (c.collective) {
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind) \
+  case core::Collective::name:                     \
+    return PMPI_##Name##_init(PATCOLL_PMPI_ARGS_##kind(c), info, request);
+#include "core/collectives.def"
+#undef PATCOLL_COLLECTIVE
+  }
+  return MPI_ERR_INTERN;
+#else
+  (void)c, (void)info, (void)request;
+  return fail(MPI_ERR_UNSUPPORTED_OPERATION, "the MPI library has no persistent collectives (MPI-4)");
+#endif
+}
+
 int run_blocking(Run &run) {
   switch (run.kind) {
     case Run::Kind::nothing:
@@ -63,7 +79,7 @@ Handle::~Handle() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (active_) {
-      if (run_.kind == Run::Kind::native) MPI_Wait(&request_, MPI_STATUS_IGNORE);
+      if (run_.kind == Run::Kind::native) PMPI_Wait(&request_, MPI_STATUS_IGNORE);
       if (run_.kind == Run::Kind::program) execution_.wait();
       if (workspace_) run_.program->release(std::move(workspace_));
       active_ = false;
@@ -126,7 +142,7 @@ int Handle::test_locked(bool &complete) {
       break;
     case Run::Kind::native: {
       int flag = 0;
-      if (int rc = MPI_Test(&request_, &flag, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) {
+      if (int rc = PMPI_Test(&request_, &flag, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) {
         if (rc_ == MPI_SUCCESS) rc_ = mpi_failure(rc, "MPI_Test");
         flag = 1;
       }
@@ -151,7 +167,7 @@ int Handle::wait() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!active_) return MPI_SUCCESS;
   if (run_.kind == Run::Kind::native) {
-    if (int rc = MPI_Wait(&request_, MPI_STATUS_IGNORE); rc != MPI_SUCCESS && rc_ == MPI_SUCCESS)
+    if (int rc = PMPI_Wait(&request_, MPI_STATUS_IGNORE); rc != MPI_SUCCESS && rc_ == MPI_SUCCESS)
       rc_ = mpi_failure(rc, "MPI_Wait");
   }
   if (run_.kind == Run::Kind::program) {

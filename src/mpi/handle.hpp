@@ -44,6 +44,8 @@ struct NativeCall {
 };
 int native_blocking(const NativeCall &);                 // PMPI_Reduce & co.
 int native_start(const NativeCall &, MPI_Request *);    // PMPI_Ireduce & co.
+// PMPI_Reduce_init & co. (MPI-4); MPI_ERR_UNSUPPORTED_OPERATION before MPI-4.
+int native_init(const NativeCall &, MPI_Info, MPI_Request *);
 
 // What one start of a collective runs.
 struct Run {

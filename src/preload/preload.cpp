@@ -1,7 +1,8 @@
-// libpatcoll-preload.so: serves the blocking collectives of
-// core/collectives.def (MPI_Reduce, MPI_Allreduce, MPI_Scatter, MPI_Gather)
-// of an unmodified MPI program through patcoll (PMPI profiling interface;
-// LD_PRELOAD, or `mpirun -x LD_PRELOAD=...` under Open MPI).
+// libpatcoll-preload.so: serves the collectives of core/collectives.def
+// (MPI_<Coll>, MPI_I<coll> and, MPI-4, MPI_<Coll>_init; requests.cpp
+// completes the latter two) of an unmodified MPI program through patcoll
+// (PMPI profiling interface; LD_PRELOAD, or `mpirun -x LD_PRELOAD=...`
+// under Open MPI).
 //
 // The algorithm of each collective comes from PATCOLL_<COLL>; unset, empty
 // or "native" leaves it to the MPI library (loading the shim alone changes
@@ -38,6 +39,7 @@
 #include "core/traits.hpp"
 #include "mpi/call.hpp"
 #include "mpi/comm_cache.hpp"
+#include "mpi/dispatch.hpp"
 #include "mpi/report.hpp"
 #include "mpi/signature.hpp"
 #include "shim.hpp"
@@ -161,11 +163,15 @@ void report_startup() {
 // Rank 0 of the communicator names what serves a collective there, once per
 // serving algorithm (PATCOLL_VERBOSE=1), and every decline, once per reason
 // whatever the verbosity: nothing falls back silently.
-void report(mpi::CommState &state, int coll, const std::string &served, const std::string &why, bool always) {
+// `function`: the MPI function's name when it is not the blocking one
+// (MPI_Iallreduce, MPI_Allreduce_init).
+void report(mpi::CommState &state, int coll, const std::string &served, const std::string &why, bool always,
+            const std::string &function = {}) {
   const Config &c = config();
   if (state.rank != 0 || (!always && c.verbose <= 0)) return;
-  if (!state.reported[static_cast<std::size_t>(coll)].insert(served + '\n' + why).second) return;
-  std::string line = std::string("patcoll-preload: ") + mpi_name(coll) + " on " + state.label + ": " + served +
+  const std::string name = function.empty() ? std::string(mpi_name(coll)) : function;
+  if (!state.reported[static_cast<std::size_t>(coll)].insert(name + '\n' + served + '\n' + why).second) return;
+  std::string line = std::string("patcoll-preload: ") + name + " on " + state.label + ": " + served +
                      ", because " + why;
   if (state.history) line += "; PATs: history";
   std::fprintf(stderr, "%s\n", line.c_str());
@@ -245,10 +251,76 @@ int serve(int coll, const mpi::NativeCall &call, const void *site) {
   return rc;
 }
 
+// Non-blocking and persistent starts: the same checks, selection and
+// declines as a blocking call, without the history and the report (their
+// arrival is not the start's).
+int start(int coll, const mpi::NativeCall &call, bool persistent, MPI_Info info, MPI_Request *request) {
+  const Config &c = config();
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  const std::string &name = c.algorithm[coll];
+  if (!c.active || name.empty() || !initialized || finalized || call.comm == MPI_COMM_NULL || !request)
+    return persistent ? mpi::native_init(call, info, request) : mpi::native_start(call, request);
+  if (!g_reported.load(std::memory_order_relaxed)) report_startup();
+  mpi::CallContext context;
+  context.shim = true;
+  std::unique_ptr<mpi::Handle> handle;
+  int rc = MPI_SUCCESS;
+  {
+    const mpi::CallScope scope(context);
+    if (persistent) {
+      mpi::Handle::Prepare prepare;
+      rc = mpi::persistent_preparation(call, name, prepare);
+      if (rc == MPI_SUCCESS) handle = std::make_unique<mpi::Handle>(true, std::move(prepare));
+    } else {
+      handle = std::make_unique<mpi::Handle>(
+          false, [call, name](mpi::Run &run) { return mpi::prepare_call(call, name.c_str(), run); });
+      rc = handle->start();
+    }
+  }
+  mpi::CallOutcome outcome;
+  bool inter = false;
+  if (mpi::intra_comm_state(call.comm, outcome.state, inter) != MPI_SUCCESS || inter) outcome.state = nullptr;
+  outcome.configuration = context.configuration_error;
+  const std::string function = persistent ? std::string(mpi_name(coll)) + "_init"
+                                          : "MPI_I" + std::string(coll_name(coll));
+  if (outcome.state && !context.declined.empty())
+    report(*outcome.state, coll, "native", c.why[coll] + " but the call does not allow it (" + context.declined + ")",
+           true, function);
+  if (rc != MPI_SUCCESS) return raise(coll, call.comm, rc, outcome);
+  if (outcome.state && context.declined.empty())
+    report(*outcome.state, coll, std::string(outcome.state->last_algorithm[static_cast<std::size_t>(coll)]),
+           c.why[coll], false, function);
+  return adopt(std::move(handle), coll, call.comm, persistent, request);
+}
+
 }  // namespace
 
 int serve_call(const mpi::NativeCall &call, const void *site) {
   return serve(static_cast<int>(call.collective), call, site);
+}
+
+int serve_start(const mpi::NativeCall &call, bool persistent, MPI_Info info, MPI_Request *request) {
+  return start(static_cast<int>(call.collective), call, persistent, info, request);
+}
+
+int start_handle(mpi::Handle &handle) {
+  mpi::CallContext context;
+  context.shim = true;
+  int rc = MPI_SUCCESS;
+  {
+    const mpi::CallScope scope(context);
+    rc = handle.start();
+  }
+  return rc;
+}
+
+int raise_error(int collective, MPI_Comm comm, int rc) {
+  mpi::CallOutcome outcome;
+  bool inter = false;
+  if (mpi::intra_comm_state(comm, outcome.state, inter) != MPI_SUCCESS || inter) outcome.state = nullptr;
+  return raise(collective, comm, rc, outcome);
 }
 
 }  // namespace patcoll::preload
@@ -280,5 +352,22 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   }
 #include "core/collectives.def"
 #undef PATCOLL_COLLECTIVE
+
+// MPI_I<coll> and, where the MPI library has them (MPI-4), MPI_<Coll>_init
+// (requests.cpp completes them).
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind)                                                             \
+  int MPI_I##name(PATCOLL_PARAMS_##kind, MPI_Request *request) {                                              \
+    return serve_start(PATCOLL_CALL_##kind(patcoll::core::Collective::name), false, MPI_INFO_NULL, request);   \
+  }
+#include "core/collectives.def"
+#undef PATCOLL_COLLECTIVE
+#if MPI_VERSION >= 4
+#define PATCOLL_COLLECTIVE(name, Name, NAME, kind)                                                             \
+  int MPI_##Name##_init(PATCOLL_PARAMS_##kind, MPI_Info info, MPI_Request *request) {                         \
+    return serve_start(PATCOLL_CALL_##kind(patcoll::core::Collective::name), true, info, request);            \
+  }
+#include "core/collectives.def"
+#undef PATCOLL_COLLECTIVE
+#endif
 
 }  // extern "C"

@@ -78,7 +78,7 @@ void background(Runtime *rt) {
     int rc = MPI_Iallgather(&estimate, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, rt->comm, &request);
     int done = 0;
     while (rc == MPI_SUCCESS && !done) {
-      rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      rc = PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
       if (rc == MPI_SUCCESS && !done) std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
     std::vector<double> relative;

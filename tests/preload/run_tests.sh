@@ -31,6 +31,11 @@
 #               under the shim and through the library's PAT_* without it; with patcoll serving every call, the
 #               blocking collectives reaching PMPI_* do not grow with the
 #               number of calls (no agreement round per PAT update)
+#   nonblocking MPI_I<coll> and (MPI-4 libraries) MPI_<Coll>_init with every
+#               completion call (nonblocking.c): correct results without
+#               the shim and under it with patcoll algorithms (classic,
+#               PAP-aware, auto), the verbose line proving patcoll served
+#               them, MPI_Request_free on an active collective refused
 #   python      an mpi4py program (mpi4py_allreduce.py) under /usr/bin/python3
 #               with PATCOLL_ALLREDUCE=ring and with auto: exact results, and
 #               the verbose line shows the shim served MPI_Allreduce/MPI_Reduce
@@ -186,6 +191,28 @@ aliases)
   done
   ;;
 
+nonblocking)
+  nonblocking="$bindir/patcoll-preload-nonblocking"
+  run nb-base "$nonblocking" --; passed nb-base $?
+  for combination in "ring binomial binomial linear" "auto clairvoyant linear binomial"; do
+    read -r allreduce reduce scatter gather <<<"$combination"
+    tag="nb-$allreduce-$reduce"
+    run "$tag" "$nonblocking" --shim -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_ALLREDUCE=$allreduce \
+        PATCOLL_REDUCE=$reduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather
+    passed "$tag" $?
+    for pair in "Allreduce $allreduce" "Reduce $reduce" "Scatter $scatter" "Gather $gather"; do
+      read -r coll name <<<"$pair"
+      served=$name; [ "$name" = auto ] && served="[a-z_0-9]+"
+      grep -qE "MPI_I${coll,,} on MPI_COMM_WORLD \($np ranks\): ($served), because PATCOLL_${coll^^}=$name" "$work/$tag.err" ||
+        { fail "$tag: MPI_I${coll,,} was not served by patcoll"; head -5 "$work/$tag.err"; }
+      if [ "$launcher" = hydra ] && [ "$coll" != Scatter ] && [ "$coll" != Gather ]; then  # MPI-4: persistent
+        grep -qE "MPI_${coll}_init on MPI_COMM_WORLD \($np ranks\): ($served), because" "$work/$tag.err" ||
+          { fail "$tag: MPI_${coll}_init was not served by patcoll"; head -5 "$work/$tag.err"; }
+      fi
+    done
+  done
+  ;;
+
 threads)
   run threads "$bindir/patcoll-preload-threads" -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=binomial \
       PATCOLL_ALLREDUCE=rabenseifner PATCOLL_SCATTER=binomial PATCOLL_GATHER=binomial PATCOLL_PATS=history
@@ -275,8 +302,10 @@ fortran)
       for pair in "Reduce $reduce" "Allreduce $allreduce" "Scatter $scatter" "Gather $gather" \
                   "Allgather $allgather" "Allgatherv $allgatherv"; do
         read -r coll name <<<"$pair"
-        grep -qE "MPI_$coll on MPI_COMM_WORLD \($np ranks\): $name, because" "$work/$tag.err" ||
-          { fail "$tag: MPI_$coll was not served by $name (not intercepted?)"; grep "MPI_$coll" "$work/$tag.err" | head -3; }
+        for function in "MPI_$coll" "MPI_I${coll,,}"; do
+          grep -qE "$function on MPI_COMM_WORLD \($np ranks\): $name, because" "$work/$tag.err" ||
+            { fail "$tag: $function was not served by $name (not intercepted?)"; grep "$function" "$work/$tag.err" | head -3; }
+        done
       done
     done
   done

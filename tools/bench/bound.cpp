@@ -1,6 +1,5 @@
 #include "bound.hpp"
 
-#include <algorithm>
 #include <cstring>
 
 namespace patcoll::bench {
@@ -34,22 +33,6 @@ BoundProbe measure_bound_probe(MPI_Comm comm, const void *data, void *scratch, i
     probe.reduce_local = PMPI_Wtime() - t0;
   }
   return probe;
-}
-
-BoundTimes bound_times(const std::vector<double> &pap, const BoundProbe &probe) {
-  BoundTimes times;
-  if (pap.empty()) return times;
-  const double first = *std::min_element(pap.begin(), pap.end());
-  const double last = *std::max_element(pap.begin(), pap.end());
-  const double after = probe.transfer + probe.reduce_local;
-  double waiting = 0;
-  for (double a : pap) {
-    waiting += last - a;
-    times.elapsed.push_back(last - a + after);
-  }
-  times.run_time = last - first + after;
-  times.average_elapsed = waiting / static_cast<double>(pap.size()) + after;
-  return times;
 }
 
 }  // namespace patcoll::bench

@@ -1,22 +1,18 @@
-// The `bound` row of patcoll-bench: what no reduce or allreduce can beat.
-//
-// Once the last rank has arrived, its m bytes must still leave it and
-// (allreduce) the result must reach it: at least one point-to-point
-// transfer of the message plus one local reduction of it. The bound of one
-// iteration is therefore
+// The measured costs of patcoll-bench's `bound` row (core/bound.hpp
+// computes the bound: for reduce and allreduce
 //     r_bound = max(a) − min(a) + t_transfer + t_reduce_local
-//     ē_bound = mean_i(max(a) − a_i) + t_transfer + t_reduce_local
-// with both times measured in the same run, in the same iteration as the
+//     ē_bound = mean_i(max(a) − a_i) + t_transfer + t_reduce_local).
+// Both times are measured in the same run, in the same iteration as the
 // algorithms, on the same ranks and buffers: a PMPI_Send/PMPI_Recv
 // ping-pong of m bytes between rank 0 and rank P−1 (half the round trip)
-// and a PMPI_Reduce_local of the count elements at rank 0. Barrier
-// synchronisation only: in window mode each algorithm realises its own
-// arrivals, so there is no one latest arrival to add.
+// and a PMPI_Reduce_local of the count elements at rank 0; the bound
+// scales them linearly to smaller sizes (core::BoundCost::measured, a
+// lower bound for every size up to m). Barrier synchronisation only: in
+// window mode each algorithm realises its own arrivals, so there is no one
+// latest arrival to add.
 #pragma once
 
 #include <mpi.h>
-
-#include <vector>
 
 namespace patcoll::bench {
 
@@ -30,13 +26,5 @@ struct BoundProbe {
 // contents are overwritten). A single rank measures only the reduction.
 BoundProbe measure_bound_probe(MPI_Comm comm, const void *data, void *scratch, int count, MPI_Datatype type,
                                MPI_Op op);
-
-struct BoundTimes {
-  double run_time = 0;
-  double average_elapsed = 0;
-  std::vector<double> elapsed;  // per rank: max(a) − a_i + transfer + reduce_local
-};
-// The bound of one iteration with arrival pattern `pap` (any origin).
-BoundTimes bound_times(const std::vector<double> &pap, const BoundProbe &probe);
 
 }  // namespace patcoll::bench

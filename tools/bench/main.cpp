@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/bound.hpp"
 #include "core/ir.hpp"
 #include "core/json.hpp"
 #include "mpi/registry.hpp"
@@ -43,6 +44,7 @@ namespace {
 
 using patcoll::core::Collective;
 namespace bench = patcoll::bench;
+namespace core = patcoll::core;
 
 const char *const kUsage =
     "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather[,...]] [--alg all|NAME[,NAME...]]\n"
@@ -699,9 +701,10 @@ int main(int argc, char **argv) {
       // algorithms and `auto` saw), per (iteration, algorithm).
       std::vector<std::vector<double>> held(rank == 0 ? static_cast<std::size_t>(total) * algs : 0);
       std::vector<std::string> chosen(rank == 0 ? static_cast<std::size_t>(total) * algs : 0);  // auto's choice
-      // The `bound` row (bound.hpp): reduce and allreduce, probed every iteration.
-      // Not in window mode: there every algorithm realises its own arrivals.
-      const bool bounded = (c == Collective::reduce || c == Collective::allreduce) && !options.window;
+      // The `bound` row (core/bound.hpp) of every collective that has one,
+      // from probes measured every iteration (bound.hpp). Not in window
+      // mode: there every algorithm realises its own arrivals.
+      const bool bounded = core::has_bound(c) && !options.window;
       std::vector<bench::BoundProbe> probes(static_cast<std::size_t>(total));
       std::vector<unsigned char> probe_scratch(bounded ? std::max<std::size_t>(bytes_whole, 1) : 0);
       double window_start = 0;
@@ -867,7 +870,13 @@ int main(int argc, char **argv) {
         bound_series.note = "(latest arrival + transfer + reduce_local)";
         for (int it = options.warmup; bounded && it < total; ++it) {
           const auto &probe = probes[static_cast<std::size_t>(it)];
-          const bench::BoundTimes b = bench::bound_times(paps[static_cast<std::size_t>(it)], probe);
+          core::Params bound_params;
+          bound_params.collective = c, bound_params.procs = procs, bound_params.root = options.root;
+          bound_params.count = count, bound_params.element_bytes = type.size;
+          bound_params.arrivals = paps[static_cast<std::size_t>(it)];
+          const double probe_bytes = static_cast<double>(count) * static_cast<double>(type.size);
+          const core::BoundTimes b =
+              *core::bound(bound_params, core::BoundCost::measured(probe.transfer, probe.reduce_local, probe_bytes));
           bound_series.run_time.push_back(b.run_time);
           bound_series.avg_elapsed.push_back(b.average_elapsed);
           bound_series.min_elapsed.push_back(*std::min_element(b.elapsed.begin(), b.elapsed.end()));

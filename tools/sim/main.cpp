@@ -28,6 +28,7 @@
 
 #include "cli.hpp"
 #include "core/algorithm.hpp"
+#include "core/bound.hpp"
 #include "core/builders/pap.hpp"
 #include "core/builders/tree.hpp"
 #include "core/generators/schedule.hpp"
@@ -411,7 +412,6 @@ int run(int argc, char **argv) {
     if (!parse_collective(name, c)) fail("--coll: " + patcoll::cli::unknown_collective(name));
     collectives.push_back(c);
   }
-  auto bound_applies = [](Collective c) { return c == Collective::reduce || c == Collective::allreduce; };
   std::vector<const Algorithm *> selected;
   std::vector<Collective> bound_rows;
   bool native_row = false, auto_row = false;  // for every collective of --coll
@@ -423,14 +423,14 @@ int run(int argc, char **argv) {
       for (Collective c : collectives) {
         for (const Algorithm &a : algorithms())
           if (a.collective == c) add_unique(selected, &a);
-        if (bound_applies(c)) add_unique(bound_rows, c);
+        if (has_bound(c)) add_unique(bound_rows, c);
       }
     } else if (name == "native" || name == "auto") {
       (name == "native" ? native_row : auto_row) = true;
     } else {
       bool anywhere = false;
       for (Collective c : collectives) {
-        if (name == "bound" && bound_applies(c)) {
+        if (name == "bound" && has_bound(c)) {
           add_unique(bound_rows, c), anywhere = true;
         } else if (const Algorithm *a = find_algorithm(c, name)) {
           add_unique(selected, a), anywhere = true;
@@ -613,9 +613,10 @@ int run(int argc, char **argv) {
       }
     });
 
-  // The model's bound: nothing can finish before the latest arrival plus
-  // one transfer of the message and one reduction of it (the "physical
-  // limit"; patcoll-bench measures the same row).
+  // The model's bound (core/bound.hpp; for reduce and allreduce nothing
+  // can finish before the latest arrival plus one transfer of the message
+  // and one reduction of it, the "physical limit"; patcoll-bench measures
+  // the same row).
   for (Collective collective : bound_rows)
     for (std::int64_t procs : procs_list)
       for (std::int64_t size : size_list)
@@ -624,25 +625,25 @@ int run(int argc, char **argv) {
             for (double gamma : gammas)
               for (const PapSpec &pap_spec : paps) {
                 const std::int64_t count = by_count ? size : size / element_bytes;
-                const double after = alpha + static_cast<double>(count * element_bytes) * (beta + gamma);
-                const double round_time = CostModel{alpha, beta, gamma}.round_time(static_cast<double>(count * element_bytes));
+                const CostModel cost{alpha, beta, gamma};
+                const double round_time = cost.round_time(static_cast<double>(count * element_bytes));
                 const auto pap_list = make_paps(pap_spec, static_cast<int>(procs), max_delay, round_time, seed);
+                Params params;
+                params.collective = collective, params.procs = static_cast<int>(procs), params.root = root;
+                params.count = count, params.element_bytes = element_bytes, params.cost = cost;
+                const double balanced_run_time = bound(params, BoundCost::model(cost))->run_time;
                 for (std::size_t pap_index = 0; pap_index < pap_list.size(); ++pap_index) {
-                  const auto &pap = pap_list[pap_index];
-                  const double last = pap.empty() ? 0 : *std::max_element(pap.begin(), pap.end());
-                  double waiting = 0;
-                  for (double a : pap) waiting += last - a;
-                  const double mean_wait = pap.empty() ? 0 : waiting / static_cast<double>(pap.size());
-                  const double imbalance_seconds = imbalance(pap);
+                  params.arrivals = pap_list[pap_index];
+                  const BoundTimes times = *bound(params, BoundCost::model(cost));
                   Row row;
                   row.collective = to_string(collective), row.algorithm = "bound";
                   row.procs = procs, row.root = root, row.count = count, row.bytes = count * element_bytes;
                   row.element_bytes = element_bytes, row.segments = 1;
                   row.pattern = pap_spec.text, row.pattern_index = static_cast<std::int64_t>(pap_index);
-                  row.imbalance = imbalance_seconds, row.alpha = alpha, row.beta = beta, row.gamma = gamma;
+                  row.imbalance = imbalance(params.arrivals), row.alpha = alpha, row.beta = beta, row.gamma = gamma;
                   row.ports = to_string(options.ports);
-                  row.run_time = row.max_elapsed = imbalance_seconds + after;
-                  row.avg_elapsed = mean_wait + after, row.balanced_run_time = after;
+                  row.run_time = row.max_elapsed = times.run_time;
+                  row.avg_elapsed = times.average_elapsed, row.balanced_run_time = balanced_run_time;
                   write_row(records, row);
                 }
               }

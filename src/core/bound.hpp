@@ -1,0 +1,56 @@
+// Lower bounds on a collective's run time given the arrival pattern: the
+// `bound` rows of patcoll-bench (measured costs) and patcoll-sim (the α-β-γ
+// model). Proofs: docs/results/bounds.md.
+//
+// One function per collective computes, from the PAT vector and a cost
+// source, each rank's earliest possible exit, the earliest possible run
+// time and the average elapsed time; has_bound() says which collectives
+// have one. A new collective adds its function to bound.cpp's table and
+// nothing in the tools.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "algorithm.hpp"
+#include "cost.hpp"
+
+namespace patcoll::core {
+
+// Where a bound's costs come from. Both must be lower bounds on the
+// real cost of the operation for every b the bounds ask for.
+struct BoundCost {
+  std::function<double(double bytes)> transfer;  // one point-to-point transfer of b bytes, s
+  std::function<double(double bytes)> combine;   // one local reduction of b bytes, s
+
+  // The α-β-γ model: transfer α + bβ, combine bγ.
+  static BoundCost model(const CostModel &);
+  // Measured probes of `probe_bytes` (a transfer of that size and one
+  // reduction of it), scaled linearly to b: t·b/probe_bytes. A measured
+  // t(m) = o + mβ' scaled to b ≤ m is o·b/m + bβ' ≤ o + bβ', so the scaled
+  // value stays a lower bound for every b ≤ probe_bytes (the bounds ask for
+  // nothing larger than the message); for b ≥ probe_bytes, and when
+  // probe_bytes is 0, the probe itself.
+  static BoundCost measured(double transfer_seconds, double combine_seconds, double probe_bytes);
+};
+
+struct BoundTimes {
+  double run_time = 0;          // latest exit − earliest arrival
+  double average_elapsed = 0;   // mean over the ranks of exit − arrival
+  std::vector<double> elapsed;  // per rank: exit − arrival (the PAT's origin cancels)
+};
+
+// Whether `collective` has a bound (reduce, allreduce).
+bool has_bound(Collective);
+
+// The bound of one call: params.arrivals is the PAT vector (empty:
+// balanced, params.procs ranks arriving at 0), params.count ×
+// params.element_bytes the message; nullopt when !has_bound(params.collective).
+std::optional<BoundTimes> bound(const Params &, const BoundCost &);
+
+// The per-collective bounds bound() dispatches to.
+BoundTimes reduce_bound(const Params &, const BoundCost &);
+BoundTimes allreduce_bound(const Params &, const BoundCost &);
+
+}  // namespace patcoll::core

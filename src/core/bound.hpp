@@ -41,7 +41,7 @@ struct BoundTimes {
   std::vector<double> elapsed;  // per rank: exit − arrival (the PAT's origin cancels)
 };
 
-// Whether `collective` has a bound (reduce, allreduce).
+// Whether `collective` has a bound (reduce, allreduce, allgather, allgatherv).
 bool has_bound(Collective);
 
 // The bound of one call: params.arrivals is the PAT vector (empty:
@@ -52,5 +52,6 @@ std::optional<BoundTimes> bound(const Params &, const BoundCost &);
 // The per-collective bounds bound() dispatches to.
 BoundTimes reduce_bound(const Params &, const BoundCost &);
 BoundTimes allreduce_bound(const Params &, const BoundCost &);
+BoundTimes allgather_bound(const Params &, const BoundCost &);  // allgather and allgatherv
 
 }  // namespace patcoll::core

@@ -79,7 +79,7 @@ using patcoll::mpi::NativeCall;
         MPI_Type_f2c(*rt), MPI_OP_NULL, static_cast<int>(*root), MPI_Comm_f2c(*c)                          \
   }
 #define PATCOLL_FORTRAN_PARAMS_all_gather \
-  void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *c, MPI_Fint *e
+  void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *c
 #define PATCOLL_FORTRAN_CALL_all_gather(coll)                                                              \
   NativeCall {                                                                                             \
     coll, c_buffer(s), c_buffer(r), static_cast<int>(*sn), static_cast<int>(*rn), MPI_Type_f2c(*st),       \
@@ -88,8 +88,7 @@ using patcoll::mpi::NativeCall;
 // MPI_ALLGATHERV's count and displacement arrays are INTEGER arrays: MPI_Fint, int-sized here.
 static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays passed as C int arrays");
 #define PATCOLL_FORTRAN_PARAMS_all_gather_v                                                                \
-  void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *c,     \
-      MPI_Fint *e
+  void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *c
 #define PATCOLL_FORTRAN_CALL_all_gather_v(coll)                                                            \
   NativeCall {                                                                                             \
     coll, c_buffer(s), c_buffer(r), static_cast<int>(*sn), 0, MPI_Type_f2c(*st), MPI_Type_f2c(*rt),        \

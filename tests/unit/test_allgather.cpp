@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/algorithm.hpp"
+#include "core/bound.hpp"
 #include "core/builders/allgather.hpp"
 #include "core/cost.hpp"
 #include "core/layout.hpp"
@@ -43,15 +44,8 @@ int most_steps(const Algorithm &algorithm, const Params &params) {
 
 const Algorithm &named(const char *name) { return *find_algorithm(Collective::allgather, name); }
 
-// The bound of docs/results/allgather.md for one late rank: its arrival
-// D plus the larger of its receive of everything else and its own block's
-// spread, m the whole result in bytes.
-double one_late_bound(const Params &p, double late_by) {
-  const double m = static_cast<double>(total(p)) * static_cast<double>(p.element_bytes);
-  const int procs = p.procs;
-  return late_by + std::max((procs - 1.0) / procs * m * p.cost.beta,
-                            ceil_log2(procs) * p.cost.alpha + m / procs * p.cost.beta);
-}
+// The bound of docs/results/allgather.md (core/bound.hpp) under the model.
+double model_bound(const Params &p) { return bound(p, BoundCost::model(p.cost))->run_time; }
 
 }  // namespace
 
@@ -119,7 +113,7 @@ TEST(Allgather, ClairvoyantWithOneLateRankFinishesWithinTheBound) {
     EXPECT_GE(plan.folded, 1) << procs;
     const SimulateResult result = simulate(p, allgather_clairvoyant(p));
     ASSERT_EQ(result.error, "");
-    const double bound = one_late_bound(p, balanced);
+    const double bound = model_bound(p);
     for (const char *name : {"ring", "recursive_doubling", "bruck", "neighbor_exchange"})
       if (unsupported_reason(named(name), p).empty())
         EXPECT_LT(result.run_time, simulate(named(name), p).run_time) << procs << " " << name;
@@ -150,4 +144,21 @@ TEST(Allgather, ClairvoyantAllgathervFoldsZeroAndUnequalBlocks) {
   EXPECT_EQ(validate_all_modes(p, allgather_clairvoyant(p)), "");
   p.arrivals = {0, 1e-3, 0, 0, 0, 0, 0};  // the late rank's block is empty
   EXPECT_EQ(validate_all_modes(p, allgather_clairvoyant(p)), "");
+}
+
+// D + max(α + ((P−1)/P)mβ, ⌈log2 P⌉α + (m/P)β): the late receive for large
+// blocks, the spread for small ones; allgatherv takes the late rank's own
+// block (its receive is everything else).
+TEST(Allgather, BoundIsTheLateReceiveOrTheSpreadOfTheLateBlock) {
+  Params p = allgather_params(8, 1 << 20);
+  p.arrivals = {0, 0, 0, 0, 0, 0, 0, 0.5};
+  const double alpha = p.cost.alpha, beta = p.cost.beta, m = 8.0 * (1 << 20);
+  EXPECT_DOUBLE_EQ(model_bound(p), 0.5 + alpha + 7.0 / 8 * m * beta);
+  p.count = 1;  // 8 bytes in all: 3 rounds of α dominate
+  EXPECT_DOUBLE_EQ(model_bound(p), 0.5 + 3 * alpha + 1 * beta);
+  p.collective = Collective::allgatherv;
+  p.counts = {1000, 0, 0, 0, 0, 0, 0, 5000};
+  EXPECT_DOUBLE_EQ(model_bound(p), 0.5 + std::max(alpha + 1000 * beta, 3 * alpha + 5000 * beta));
+  p.arrivals.clear();  // balanced: the same from time 0 for the last rank (every rank ties)
+  EXPECT_GT(model_bound(p), 0);
 }

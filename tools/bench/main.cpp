@@ -707,6 +707,11 @@ int main(int argc, char **argv) {
       const bool bounded = core::has_bound(c) && !options.window;
       std::vector<bench::BoundProbe> probes(static_cast<std::size_t>(total));
       std::vector<unsigned char> probe_scratch(bounded ? std::max<std::size_t>(bytes_whole, 1) : 0);
+      // The probe's transfer: the message, or for a collective whose result
+      // is every rank's block at every rank (allgather) the whole result,
+      // which its bound's late receive needs (BoundCost::measured scales down only).
+      const bool probe_whole = traits.recv_elsewhere == patcoll::core::Extent::whole;
+      const int probe_count = probe_whole ? static_cast<int>(recv_elements) : count;
       double window_start = 0;
       if (options.window) {
         window_start = clock.now() + 0.01;
@@ -771,7 +776,8 @@ int main(int argc, char **argv) {
         source.after_iteration(measured_delay);
         if (bounded)
           probes[static_cast<std::size_t>(it)] =
-              bench::measure_bound_probe(MPI_COMM_WORLD, send.data(), probe_scratch.data(), count, type.mpi, op);
+              bench::measure_bound_probe(MPI_COMM_WORLD, probe_whole ? expected.data() : send.data(),
+                                         probe_scratch.data(), probe_count, type.mpi, op);
         const double now = MPI_Wtime();
         if (rank == 0 && !options.quiet && now - started > 3.0 && now - last_progress > 2.0) {
           last_progress = now;
@@ -874,7 +880,7 @@ int main(int argc, char **argv) {
           bound_params.collective = c, bound_params.procs = procs, bound_params.root = options.root;
           bound_params.count = count, bound_params.element_bytes = type.size;
           bound_params.arrivals = paps[static_cast<std::size_t>(it)];
-          const double probe_bytes = static_cast<double>(count) * static_cast<double>(type.size);
+          const double probe_bytes = static_cast<double>(probe_count) * static_cast<double>(type.size);
           const core::BoundTimes b =
               *core::bound(bound_params, core::BoundCost::measured(probe.transfer, probe.reduce_local, probe_bytes));
           bound_series.run_time.push_back(b.run_time);

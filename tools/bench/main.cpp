@@ -47,7 +47,7 @@ namespace bench = patcoll::bench;
 namespace core = patcoll::core;
 
 const char *const kUsage =
-    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather[,...]] [--alg all|NAME[,NAME...]]\n"
+    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather|allgather|allgatherv[,...]] [--alg all|NAME[,NAME...]]\n"
     "  [--size BYTES[,...] | --count N[,...]] [--dtype float|double|int|long] [--op sum|prod|max|min|band|bor|bxor]\n"
     "  [--root R] [--iters N] [--warmup N] [--pattern NAME[:DELAY[:ARG]]] [--max-delay D] [--seed N]\n"
     "  [--procs P] [--model FILE] [--delay sleep|busy] [--sync barrier|window] [--window D]\n"
@@ -435,7 +435,7 @@ struct Series {
 // medians to the baseline, permutation-test p-value, repetitions).
 void print_summary(const Options &options, Collective c, int count, const Type &type, int procs, double max_delay,
                    double window, const std::vector<Series> &series) {
-  const bool movement = c == Collective::scatter || c == Collective::gather;
+  const bool movement = !patcoll::core::traits(c).combines;  // counts per rank
   const std::string cname(patcoll::core::to_string(c));
   const Series *base = nullptr;
   for (const Series &s : series)

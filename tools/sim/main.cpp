@@ -46,10 +46,12 @@ Simulates the catalogue's algorithms in the Hockney α-β-γ model; one CSV row
 (or JSON line) per case. Lists are comma separated; a:b:xK is a geometric
 range, a:b:+K an arithmetic one. Older spellings in parentheses still work.
 
-  --coll LIST           reduce (default), allreduce, scatter, gather (--collective)
+  --coll LIST           reduce (default), allreduce, scatter, gather, allgather,
+                        allgatherv (--collective)
   --alg LIST            algorithm names, or "all" (default: all of each collective);
-                        reduce/allreduce also take "bound" (in "all"): the model's
-                        limit, latest arrival + α + m(β+γ) (one transfer, one reduction);
+                        reduce/allreduce/allgather(v) also take "bound" (in "all"): the
+                        model's limit, latest arrival + α + m(β+γ) (one transfer, one
+                        reduction; allgather: docs/results/allgather.md);
                         two more rows, not in "all" (--alg all,native,auto adds them):
                         "native", the fastest classic candidate of `auto` (the MPI
                         library's own, as the model sees it), and "auto", the

@@ -91,10 +91,22 @@ TEST(Allgather, ClairvoyantWithoutPatsIsAClassicAlgorithmTheSameEverywhere) {
   EXPECT_EQ(allgather_clairvoyant(p), build_all(*classic, p));
 }
 
-TEST(Allgather, ClairvoyantSpreadTakesCeilLog2OfTheRanksRounds) {
-  EXPECT_EQ(clairvoyant_allgather_spread_rounds(7), 3);   // P = 8
-  EXPECT_EQ(clairvoyant_allgather_spread_rounds(47), 6);  // P = 48
+TEST(Allgather, ClairvoyantSpreadTakesOnePlusCeilLog2OfTheGroupRounds) {
+  EXPECT_EQ(clairvoyant_allgather_spread_rounds(7), 4);   // P = 8
+  EXPECT_EQ(clairvoyant_allgather_spread_rounds(47), 7);  // P = 48
   EXPECT_EQ(clairvoyant_allgather_spread_rounds(1), 1);   // P = 2
+  // In the simulator, with one late rank and large blocks, the early
+  // ranks other than the source leave exactly that many block transfers
+  // after the late arrival.
+  Params p = allgather_params(8, 1 << 16);
+  p.arrivals = {0, 0, 0, 0, 0, 0, 0, 0.05};
+  const SimulateResult r = simulate(p, allgather_clairvoyant(p));
+  ASSERT_EQ(r.error, "");
+  const double round = p.cost.transfer_time(1 << 16);
+  int early_leavers = 0;
+  for (int rank = 0; rank < 7; ++rank)
+    if (r.exit[static_cast<std::size_t>(rank)] <= 0.05 + 4 * round * (1 + 1e-9)) ++early_leavers;
+  EXPECT_EQ(early_leavers, 6);  // all but the source, which sends the late rank the bulk
 }
 
 // One rank late by D = the balanced time of the best classic: the plan

@@ -62,7 +62,8 @@ std::vector<Program> build_clairvoyant_allgather(const Params &, const Clairvoya
 std::vector<Program> allgather_clairvoyant(const Params &);  // = build(plan(params))
 Program allgather_clairvoyant_rank(const Params &, int rank);
 // Rounds of one fold into a group of n ranks: the spread of the late
-// rank's block down a binomial tree over n + 1 ranks, ⌈log2(n + 1)⌉.
+// rank's block, one send from it, then a binomial broadcast over the n
+// members: 1 + ⌈log2 n⌉.
 int clairvoyant_allgather_spread_rounds(int group_size);
 
 }  // namespace patcoll::core

@@ -10,12 +10,12 @@
 //      while the late ranks compute.
 //   2. Fold of late rank L into G (every member holds every member's
 //      block): a source S ∈ G sends L the blocks of G (one message per run
-//      of consecutive ranks) while L's block spreads down a binomial tree
-//      over [L, G − S, S] rooted at L — L sends it in every round, each
-//      member that has it forwards it, S is the last leaf so its send port
-//      serves the bulk alone. Both happen at once: L's receive port takes
-//      the bulk, the others' ports the spread. L then joins G.
-// After L arrives a fold costs max(α + ((P−1)/P)mβ, ⌈log2 P⌉(α + (m/P)β))
+//      of consecutive ranks) while L's block spreads: L sends it to one
+//      member, which roots a binomial broadcast over [G − S, S] (each
+//      member forwards it, one child per round; S is the last leaf, so its
+//      send port serves the bulk alone). Both happen at once: L's receive
+//      port takes the bulk, the others' ports the spread. L then joins G.
+// After L arrives a fold costs max(α + ((P−1)/P)mβ, (1 + ⌈log2(P−1)⌉)(α + (m/P)β))
 // (m the whole result) against the bound D + max(((P−1)/P)mβ,
 // ⌈log2 P⌉α + (m/P)β). The plan (k ≤ 3, G's shape) is the candidate with
 // the least simulated run time under Params::cost and the PATs; k = 0 is
@@ -63,36 +63,43 @@ int highest_bit(int value) {
 }
 
 // Fold of `late` into `group` from `source`; rounds from `first_round`,
-// returns the round after the fold's last.
+// returns the round after the fold's last. The spread: L sends its block
+// to one member only (its send port stays free of competing sends while it
+// receives the bulk), which roots a binomial broadcast over
+// [G without S, S]; each member forwards in its own steps, one child per
+// round, largest subtree first, and S is the last leaf.
 int append_fold(std::vector<Program> &programs, const Params &params, const std::vector<int> &group, int late,
                 int source, int first_round) {
   const std::vector<Region> bulk = block_runs(params, group);
-  std::vector<int> tree{late};
+  std::vector<int> tree;  // the broadcast's positions 0 … n−1
   for (int rank : group)
     if (rank != source) tree.push_back(rank);
   tree.push_back(source);
-  const int nodes = static_cast<int>(tree.size());
+  const int members = static_cast<int>(tree.size());
+  auto rank_at = [&](int position) { return tree[static_cast<std::size_t>(position)]; };
   const Region block = own_block(params, late);
   std::vector<Op> root = own_block_copy(params, late);
   for (const Region &run : bulk) root.push_back(recv_op(source, run, Combine::store));
-  if (block.count > 0)
-    for (int child = 1; child < nodes; child *= 2) root.push_back(send_op(tree[static_cast<std::size_t>(child)], block));
+  if (block.count > 0) root.push_back(send_op(rank_at(0), block));
   add_step(programs[static_cast<std::size_t>(late)], std::move(root), first_round);
-  for (int v = 1; v < nodes; ++v) {
-    Program &program = programs[static_cast<std::size_t>(tree[static_cast<std::size_t>(v)])];
-    const int parent_distance = highest_bit(v), level = ceil_log2(parent_distance) + 1;
+  // Position u receives in round 1 + level(u) of the fold, level(0) = 0,
+  // level(u) = log2(highest bit of u) + 1, and sends to its k-th child in
+  // round 1 + level(u) + k.
+  auto level = [](int u) { return u == 0 ? 0 : ceil_log2(highest_bit(u)) + 1; };
+  for (int u = 0; u < members; ++u) {
+    Program &program = programs[static_cast<std::size_t>(rank_at(u))];
+    const int round = first_round + 1 + level(u);
     std::vector<Op> ops;
-    if (tree[static_cast<std::size_t>(v)] == source)
+    if (rank_at(u) == source)
       for (const Region &run : bulk) ops.push_back(send_op(late, run));
-    if (block.count > 0) ops.push_back(recv_op(tree[static_cast<std::size_t>(v - parent_distance)], block, Combine::store));
-    add_step(program, std::move(ops), first_round + level);
-    std::vector<Op> forwards;
-    if (block.count > 0)
-      for (int distance = 2 * parent_distance; v + distance < nodes; distance *= 2)
-        forwards.push_back(send_op(tree[static_cast<std::size_t>(v + distance)], block));
-    add_step(program, std::move(forwards), first_round + level + 1);
+    if (block.count > 0) ops.push_back(recv_op(u == 0 ? late : rank_at(u - highest_bit(u)), block, Combine::store));
+    add_step(program, std::move(ops), round);
+    if (block.count == 0) continue;
+    int k = 1;
+    for (int distance = u == 0 ? 1 : 2 * highest_bit(u); u + distance < members; distance *= 2, ++k)
+      add_step(program, {send_op(rank_at(u + distance), block)}, round + k);
   }
-  return first_round + ceil_log2(nodes) + 2;
+  return first_round + clairvoyant_allgather_spread_rounds(static_cast<int>(group.size())) + 2;
 }
 
 double simulated_run_time(const Params &params, const std::vector<Program> &programs) {
@@ -102,19 +109,19 @@ double simulated_run_time(const Params &params, const std::vector<Program> &prog
 
 // Formula estimates (the plan above kAllgatherSimulatedProcs ranks), b the
 // mean block in bytes: ring (n−1)(α + bβ), Bruck ⌈log2 n⌉α + (n−1)bβ,
-// a fold into n − 1 ranks max(α + (n−1)bβ, ⌈log2 n⌉(α + bβ)).
+// a fold into n − 1 ranks max(α + (n−1)bβ, (1 + ⌈log2(n−1)⌉)(α + bβ)).
 double classic_estimate(const CostModel &cost, int n, double block) {
   const double ring = (n - 1) * (cost.alpha + block * cost.beta);
   const double bruck = ceil_log2(n) * cost.alpha + (n - 1) * block * cost.beta;
   return std::min(ring, bruck);
 }
 double fold_estimate(const CostModel &cost, int n, double block) {
-  return std::max(cost.alpha + (n - 1) * block * cost.beta, ceil_log2(n) * (cost.alpha + block * cost.beta));
+  return std::max(cost.alpha + (n - 1) * block * cost.beta, (1 + ceil_log2(n - 1)) * (cost.alpha + block * cost.beta));
 }
 
 }  // namespace
 
-int clairvoyant_allgather_spread_rounds(int group_size) { return ceil_log2(group_size + 1); }
+int clairvoyant_allgather_spread_rounds(int group_size) { return 1 + ceil_log2(group_size); }
 
 std::vector<Program> build_clairvoyant_allgather(const Params &params, const ClairvoyantAllgatherPlan &plan) {
   const int procs = params.procs;

@@ -221,6 +221,11 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
 std::int64_t call_bytes(const NativeCall &c) {
   if (c.collective == Collective::reduce || c.collective == Collective::allreduce)
     return report::reduction_bytes(c.sendcount, c.sendtype);
+  if (c.collective == Collective::allgatherv && c.sendbuf == MPI_IN_PLACE && c.recvcounts) {
+    int rank = 0;  // in place: the rank's own block of recvbuf
+    PMPI_Comm_rank(c.comm, &rank);
+    return report::reduction_bytes(c.recvcounts[rank], c.recvtype);
+  }
   return report::movement_bytes(c.collective, c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount,
                                 c.recvtype);
 }

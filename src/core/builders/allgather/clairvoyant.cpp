@@ -195,8 +195,28 @@ std::vector<Program> allgather_clairvoyant(const Params &params) {
   return build_clairvoyant_allgather(params, plan_clairvoyant_allgather(params));
 }
 
+// One rank's Program: the plan needs every rank's Programs (it simulates
+// them), so the last call's are kept per thread and reused when the next
+// call has the same inputs (every rank of one call in the simulator, the
+// validator and the tests; one call per process on the MPI path).
 Program allgather_clairvoyant_rank(const Params &params, int rank) {
-  return allgather_clairvoyant(params).at(static_cast<std::size_t>(rank));
+  struct Last {
+    bool valid = false;
+    Params params;
+    std::vector<Program> programs;
+  };
+  thread_local Last last;
+  auto same = [](const Params &a, const Params &b) {
+    return a.collective == b.collective && a.procs == b.procs && a.count == b.count && a.counts == b.counts &&
+           a.element_bytes == b.element_bytes && a.arrivals == b.arrivals && a.cost.alpha == b.cost.alpha &&
+           a.cost.beta == b.cost.beta && a.cost.gamma == b.cost.gamma;
+  };
+  if (!last.valid || !same(last.params, params)) {
+    last.programs = allgather_clairvoyant(params);
+    last.params = params;
+    last.valid = true;
+  }
+  return last.programs.at(static_cast<std::size_t>(rank));
 }
 
 }  // namespace patcoll::core

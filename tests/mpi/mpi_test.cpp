@@ -118,6 +118,15 @@ int run_int(core::Collective c, const std::string &algorithm, const int *send, i
       return PAT_Scatter_with(name, send, count, MPI_INT, recv, count, MPI_INT, root, comm);
     case core::Collective::gather:
       return PAT_Gather_with(name, send, count, MPI_INT, recv, count, MPI_INT, root, comm);
+    case core::Collective::allgather:
+      return PAT_Allgather_with(name, send, count, MPI_INT, recv, count, MPI_INT, comm);
+    case core::Collective::allgatherv: {
+      int size = 1;
+      MPI_Comm_size(comm, &size);
+      std::vector<int> counts(static_cast<std::size_t>(size), count), displs(static_cast<std::size_t>(size));
+      for (int r = 0; r < size; ++r) displs[static_cast<std::size_t>(r)] = r * count;
+      return PAT_Allgatherv_with(name, send, count, MPI_INT, recv, counts.data(), displs.data(), MPI_INT, comm);
+    }
   }
   return MPI_ERR_ARG;
 }

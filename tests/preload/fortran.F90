@@ -1,7 +1,7 @@
 ! A plain Fortran MPI program (no patcoll in sight) for the shim tests:
 ! MPI_REDUCE, MPI_ALLREDUCE, MPI_SCATTER and MPI_GATHER (blocking, and
 ! non-blocking with MPI_WAIT, MPI_TEST, MPI_WAITALL), MPI_ALLGATHER and
-! MPI_ALLGATHERV with Fortran
+! MPI_ALLGATHERV (blocking and non-blocking) with Fortran
 ! datatypes (INTEGER, DOUBLE PRECISION, LOGICAL), predefined and user ops,
 ! MPI_IN_PLACE at the root, several roots, MPI_COMM_WORLD and a split
 ! communicator. Built three times: BINDING 1 = include 'mpif.h',
@@ -224,6 +224,31 @@ program shim_fortran
   call verdict(ierr)
   if (rank == size - 1) call add_ints(iall, n * size)
   call add_ints(int(dbuf), n)
+  ! MPI_IALLGATHER + MPI_WAIT; MPI_IALLGATHERV (unequal counts, reverse
+  ! rank order) + MPI_WAITALL
+  do k = 1, n
+    iblock(k) = rank * 100 + 2 * k
+  end do
+  iall = -7
+  call MPI_IALLGATHER(iblock, n, MPI_INTEGER, iall, n, MPI_INTEGER, MPI_COMM_WORLD, reqs(1), ierr)
+  call verdict(ierr)
+  call MPI_WAIT(reqs(1), MPI_STATUS_IGNORE, ierr)
+  call verdict(ierr)
+  call add_ints(iall, n * size)
+  k = 0
+  do root = size - 1, 0, -1
+    vcounts(root + 1) = n - mod(root, 4)
+    if (mod(root, 3) == 1) vcounts(root + 1) = 0
+    displs(root + 1) = k
+    k = k + vcounts(root + 1)
+  end do
+  iall = -7
+  call MPI_IALLGATHERV(iblock, vcounts(rank + 1), MPI_INTEGER, iall, vcounts, displs, MPI_INTEGER, &
+                       MPI_COMM_WORLD, reqs(1), ierr)
+  call verdict(ierr)
+  call MPI_WAITALL(1, reqs, MPI_STATUSES_IGNORE, ierr)
+  call verdict(ierr)
+  call add_ints(iall, n * size)
 
 #if BINDING != 3
   call MPI_OP_FREE(user_op, ierr)

@@ -194,18 +194,21 @@ aliases)
 nonblocking)
   nonblocking="$bindir/patcoll-preload-nonblocking"
   run nb-base "$nonblocking" --; passed nb-base $?
-  for combination in "ring binomial binomial linear" "auto clairvoyant linear binomial"; do
-    read -r allreduce reduce scatter gather <<<"$combination"
+  for combination in "ring binomial binomial linear bruck ring" "auto clairvoyant linear binomial clairvoyant bruck"; do
+    read -r allreduce reduce scatter gather allgather allgatherv <<<"$combination"
     tag="nb-$allreduce-$reduce"
     run "$tag" "$nonblocking" --shim -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_ALLREDUCE=$allreduce \
-        PATCOLL_REDUCE=$reduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather
+        PATCOLL_REDUCE=$reduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather PATCOLL_ALLGATHER=$allgather \
+        PATCOLL_ALLGATHERV=$allgatherv
     passed "$tag" $?
-    for pair in "Allreduce $allreduce" "Reduce $reduce" "Scatter $scatter" "Gather $gather"; do
+    for pair in "Allreduce $allreduce" "Reduce $reduce" "Scatter $scatter" "Gather $gather" \
+                "Allgather $allgather" "Allgatherv $allgatherv"; do
       read -r coll name <<<"$pair"
       served=$name; [ "$name" = auto ] && served="[a-z_0-9]+"
       grep -qE "MPI_I${coll,,} on MPI_COMM_WORLD \($np ranks\): ($served), because PATCOLL_${coll^^}=$name" "$work/$tag.err" ||
         { fail "$tag: MPI_I${coll,,} was not served by patcoll"; head -5 "$work/$tag.err"; }
-      if [ "$launcher" = hydra ] && [ "$coll" != Scatter ] && [ "$coll" != Gather ]; then  # MPI-4: persistent
+      if [ "$launcher" = hydra ] && [ "$coll" != Scatter ] && [ "$coll" != Gather ] && [ "$coll" != Allgather ] &&
+         [ "$coll" != Allgatherv ]; then  # MPI-4: persistent
         grep -qE "MPI_${coll}_init on MPI_COMM_WORLD \($np ranks\): ($served), because" "$work/$tag.err" ||
           { fail "$tag: MPI_${coll}_init was not served by patcoll"; head -5 "$work/$tag.err"; }
       fi

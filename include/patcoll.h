@@ -7,12 +7,12 @@
  * PAT_Last_error() describes what was wrong.
  *
  * Algorithm selection, per collective ("reduce", "allreduce", "scatter",
- * "gather"), first match wins:
+ * "gather", "allgather", "allgatherv"), first match wins:
  *   1. the name given to PAT_<Coll>_with();
  *   2. PAT_Set_algorithm(comm, collective, name) for that communicator;
  *   3. PAT_Set_algorithm(MPI_COMM_NULL, collective, name) for the process;
  *   4. the environment: PATCOLL_REDUCE, PATCOLL_ALLREDUCE, PATCOLL_SCATTER,
- *      PATCOLL_GATHER;
+ *      PATCOLL_GATHER, PATCOLL_ALLGATHER, PATCOLL_ALLGATHERV;
  *   5. "auto": without arrival times, a classic algorithm chosen by
  *      message size and process count; with a PAT vector (PAT_Set_arrivals,
  *      the PAT runtime, or the preload shim's history), the candidate the
@@ -61,6 +61,10 @@ int PAT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 MPI_Datatype recvtype, int root, MPI_Comm comm);
 int PAT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PAT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm);
+int PAT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
 int PAT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int PAT_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm);
@@ -76,6 +80,11 @@ int PAT_Scatter_with(const char *algorithm, const void *sendbuf, int sendcount, 
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 int PAT_Gather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PAT_Allgather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int PAT_Allgatherv_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                        MPI_Comm comm);
 int PAT_Bcast_with(const char *algorithm, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int PAT_Alltoall_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
@@ -191,6 +200,11 @@ int PAT_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                    PAT_Handle *handle);
 int PAT_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm, PAT_Handle *handle);
@@ -205,6 +219,11 @@ int PAT_Iscatter_with(const char *algorithm, const void *sendbuf, int sendcount,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Igather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Iallgather_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Iallgatherv_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         MPI_Comm comm, PAT_Handle *handle);
 int PAT_Ibcast_with(const char *algorithm, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                     PAT_Handle *handle);
 int PAT_Ialltoall_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -222,6 +241,11 @@ int PAT_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
 int PAT_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, PAT_Handle *handle);
 int PAT_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                    PAT_Handle *handle);
 int PAT_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -239,6 +263,12 @@ int PAT_Scatter_init_with(const char *algorithm, const void *sendbuf, int sendco
 int PAT_Gather_init_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                          PAT_Handle *handle);
+int PAT_Allgather_init_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                            PAT_Handle *handle);
+int PAT_Allgatherv_init_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
 int PAT_Bcast_init_with(const char *algorithm, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                         MPI_Info info, PAT_Handle *handle);
 int PAT_Alltoall_init_with(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,

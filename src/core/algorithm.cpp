@@ -35,7 +35,7 @@ std::string flags_to_string(std::uint32_t bits, std::initializer_list<Flag> flag
 }  // namespace
 
 std::string restrictions_to_string(Restrictions restrictions) {
-  return flags_to_string(restrictions.bits, {{needs_commutative, "commutative"}});
+  return flags_to_string(restrictions.bits, {{needs_commutative, "commutative"}, {needs_even_procs, "even_procs"}});
 }
 
 std::string capabilities_to_string(Capabilities capabilities) {
@@ -75,6 +75,8 @@ const Algorithm *find_algorithm(Collective collective, std::string_view name) {
 std::string unsupported_reason(const Algorithm &algorithm, const Params &params) {
   if ((algorithm.restrictions & needs_commutative) && !params.commutative)
     return std::string(algorithm.name) + " needs a commutative op";
+  if ((algorithm.restrictions & needs_even_procs) && params.procs % 2 != 0)
+    return std::string(algorithm.name) + " needs an even number of processes (P = " + std::to_string(params.procs) + ")";
   if ((algorithm.capabilities & takes_radix) && !params.radix.empty() && !valid_radix(params.radix, params.procs))
     return "the radix vector must have every k >= 2 and a product between P/2 and P = " + std::to_string(params.procs);
   if (!params.segment_sizes.empty()) {

@@ -59,6 +59,7 @@ struct Params {
 // the restrictions (or the reverse) does not compile.
 enum Restriction : std::uint32_t {
   needs_commutative = 1u << 0,  // the op must be commutative
+  needs_even_procs = 1u << 1,   // P must be even (allgather/neighbor_exchange pairs neighbours)
   // needs_power_of_two was one: no algorithm has it (recursive doubling
   // and the butterflies fold the ranks beyond a power of two).
 };

@@ -1,5 +1,7 @@
 #include "bound.hpp"
 
+#include "traits.hpp"
+
 #include <algorithm>
 
 #include "layout.hpp"
@@ -123,6 +125,49 @@ BoundTimes alltoall_bound(const Params &params, const BoundCost &cost) {
   return times;
 }
 
+// Allgather(v) (docs/results/allgather.md): let L be a rank that arrives
+// last, at time D. (i) L holds nothing of the other blocks when it
+// arrives, and it receives them through its one receive port after D:
+// at least one transfer of the m − m_L bytes of the other blocks (m the
+// whole result, m_L L's block). (ii) L's block leaves L only after D, and
+// every message takes at least α: by induction, at most 2^k ranks hold any
+// of it by D + kα, so the last of the P ranks to get it starts receiving
+// no earlier than D + ⌈log2 P⌉α, and its m_L bytes then take m_L β on its
+// port (α and β read off the cost source: α = transfer(0), m_L β =
+// transfer(m_L) − transfer(0)). So the run ends no earlier than
+// D + max(transfer(m − m_L), ⌈log2 P⌉α + m_L β); every other rank waits
+// for L's block at least one transfer of m_L after D, L itself for (i).
+// Ranks tied as the last: the largest of their bounds.
+BoundTimes allgather_bound(const Params &params, const BoundCost &cost) {
+  const std::vector<double> pat = arrivals_of(params);
+  BoundTimes times;
+  if (pat.empty()) return times;
+  const double first = *std::min_element(pat.begin(), pat.end());
+  const double last = *std::max_element(pat.begin(), pat.end());
+  const double eb = static_cast<double>(params.element_bytes), whole = static_cast<double>(total(params)) * eb;
+  const double alpha = cost.transfer(0);
+  const int procs = static_cast<int>(pat.size());
+  double late_receive = 0, spread = 0, first_hop = 0;
+  for (int r = 0; r < procs; ++r) {
+    if (pat[static_cast<std::size_t>(r)] != last) continue;
+    const double own = static_cast<double>(block_count(params, r)) * eb;
+    late_receive = std::max(late_receive, procs > 1 ? cost.transfer(whole - own) : 0.0);
+    if (procs > 1 && own > 0) {
+      spread = std::max(spread, ceil_log2(procs) * alpha + cost.transfer(own) - alpha);
+      first_hop = std::max(first_hop, cost.transfer(own));
+    }
+  }
+  double waiting = 0;
+  for (double a : pat) {
+    const double after = a == last ? late_receive : first_hop;
+    times.elapsed.push_back(last - a + after);
+    waiting += last - a + after;
+  }
+  times.run_time = last - first + std::max(late_receive, spread);
+  times.average_elapsed = waiting / static_cast<double>(procs);
+  return times;
+}
+
 namespace {
 
 using BoundFunction = BoundTimes (*)(const Params &, const BoundCost &);
@@ -134,6 +179,8 @@ BoundFunction bound_function(Collective collective) {
     case Collective::bcast: return bcast_bound;
     case Collective::alltoall:
     case Collective::alltoallv: return alltoall_bound;
+    case Collective::allgather:
+    case Collective::allgatherv: return allgather_bound;
     default: return nullptr;
   }
 }
@@ -147,6 +194,7 @@ std::int64_t bound_probe_elements(const Params &params) {
       most = std::max(most, std::max(send_total(params, r), recv_total(params, r)) - pair_count(params, r, r));
     return most;
   }
+  if (traits(params.collective).recv_elsewhere == Extent::whole) return total(params);  // allgather(v)
   return params.count;
 }
 

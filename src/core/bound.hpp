@@ -41,6 +41,7 @@ struct BoundTimes {
   std::vector<double> elapsed;  // per rank: exit − arrival (the PAT's origin cancels)
 };
 
+// Whether `collective` has a bound (reduce, allreduce, allgather, allgatherv).
 // Whether `collective` has a bound (reduce, allreduce, bcast, alltoall, alltoallv).
 bool has_bound(Collective);
 
@@ -58,6 +59,7 @@ std::int64_t bound_probe_elements(const Params &);
 // The per-collective bounds bound() dispatches to.
 BoundTimes reduce_bound(const Params &, const BoundCost &);
 BoundTimes allreduce_bound(const Params &, const BoundCost &);
+BoundTimes allgather_bound(const Params &, const BoundCost &);  // allgather and allgatherv
 BoundTimes bcast_bound(const Params &, const BoundCost &);
 BoundTimes alltoall_bound(const Params &, const BoundCost &);  // alltoall and alltoallv
 

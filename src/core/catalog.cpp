@@ -34,6 +34,7 @@ namespace {
 using C = Collective;
 constexpr Restrictions none{};
 constexpr Restrictions commutative{needs_commutative};
+constexpr Restrictions even_procs{needs_even_procs};
 constexpr Capabilities plain{};
 constexpr Capabilities pap{pap_aware};
 constexpr Capabilities scheduled{pap_aware | schedule_based};
@@ -79,6 +80,18 @@ const Algorithm kAlgorithms[] = {
     {C::gather, "sbn", none, pap, "", "", "binomial, earliest ranks send first, root unshuffles ([PS] Fig. 11)", gather_sbn, gather_sbn_all},
     {C::gather, "bsls", none, in_background, "", "sls", "sls, the root's part run by the PAT runtime's thread after the edge ([PS] Fig. 10); sls wherever no edge applies", gather_sls, gather_sls_all},
     {C::gather, "bsbn", none, in_background, "", "sbn", "sbn, the root's part run by the PAT runtime's thread after the edge ([PS] Fig. 12); sbn wherever no edge applies", gather_sbn, gather_sbn_all},
+    // --- MPI_Allgather ---------------------------------------------------
+    {C::allgather, "ring", none, plain, "", "", "each rank passes blocks to its right neighbour, P-1 steps", allgather_ring, nullptr},
+    {C::allgather, "recursive_doubling", none, plain, "", "", "block ranges exchanged at doubling distances; ranks beyond a power of two fold", allgather_recursive_doubling, nullptr},
+    {C::allgather, "bruck", none, plain, "", "", "ceil(log2 P) rounds for any P, blocks rotated in scratch (Bruck et al.)", allgather_bruck, nullptr},
+    {C::allgather, "neighbor_exchange", even_procs, plain, "", "", "P/2 steps, two blocks at a time between alternating neighbours (Chen et al.)", allgather_neighbor_exchange, nullptr},
+    {C::allgather, "clairvoyant", none, scheduled, "", "", "PAT-driven: early ranks allgather, each late rank gets the result from one and its block spreads by doubling; classic when balanced", allgather_clairvoyant_rank, allgather_clairvoyant},
+    // --- MPI_Allgatherv (the same builders over Params::counts) ----------
+    {C::allgatherv, "ring", none, plain, "", "", "each rank passes blocks to its right neighbour, P-1 steps", allgather_ring, nullptr},
+    {C::allgatherv, "recursive_doubling", none, plain, "", "", "block ranges exchanged at doubling distances; ranks beyond a power of two fold", allgather_recursive_doubling, nullptr},
+    {C::allgatherv, "bruck", none, plain, "", "", "ceil(log2 P) rounds for any P, blocks rotated in scratch (Bruck et al.)", allgather_bruck, nullptr},
+    {C::allgatherv, "neighbor_exchange", even_procs, plain, "", "", "P/2 steps, two blocks at a time between alternating neighbours (Chen et al.)", allgather_neighbor_exchange, nullptr},
+    {C::allgatherv, "clairvoyant", none, scheduled, "", "", "PAT-driven: early ranks allgather, each late rank gets the result from one and its block spreads by doubling; classic when balanced", allgather_clairvoyant_rank, allgather_clairvoyant},
     // --- MPI_Bcast: classic -----------------------------------------------
     {C::bcast, "linear", none, plain, "lin", "", "root sends the whole buffer to every rank, all posted at once", bcast_linear, nullptr},
     {C::bcast, "binomial", none, plain, "bnom", "", "unsegmented binomial tree, largest subtree first", bcast_binomial, nullptr},

@@ -21,6 +21,8 @@ constexpr std::string_view kAllreduceSmall[] = {"recursive_doubling", "rabenseif
 constexpr std::string_view kAllreduceLarge[] = {"rabenseifner", "ring", "recursive_doubling"};
 constexpr std::string_view kMovementSmall[] = {"binomial", "linear"};
 constexpr std::string_view kMovementLarge[] = {"linear", "binomial"};
+constexpr std::string_view kAllgatherSmall[] = {"recursive_doubling", "bruck", "ring"};
+constexpr std::string_view kAllgatherLarge[] = {"ring", "neighbor_exchange", "bruck"};
 constexpr std::string_view kBcastSmall[] = {"binomial", "linear"};
 constexpr std::string_view kBcastLarge[] = {"scatter_allgather", "chain", "binomial", "linear"};
 constexpr std::string_view kAlltoallSmall[] = {"bruck", "linear", "pairwise"};
@@ -48,6 +50,14 @@ constexpr CollectiveTraits kTraits[] = {
      R::root, B::send, B::recv, A::root,
      B::send, R::every, I::rank_block, O::holder,
      R::root, I::element, O::index_block, kMovementSmall, kMovementLarge},
+    {Collective::allgather, "allgather", "MPI_Allgather", false, false, E::block, E::block, E::whole, E::whole,
+     R::every, B::send, B::recv, A::own,
+     B::send, R::every, I::rank_block, O::holder,
+     R::every, I::element, O::index_block, kAllgatherSmall, kAllgatherLarge},
+    {Collective::allgatherv, "allgatherv", "MPI_Allgatherv", false, false, E::block, E::block, E::whole, E::whole,
+     R::every, B::send, B::recv, A::own,
+     B::send, R::every, I::rank_block, O::holder,
+     R::every, I::element, O::index_block, kAllgatherSmall, kAllgatherLarge},
     // bcast has one buffer: the root's holds the data, every other rank's
     // receives it. MPI_Bcast has no MPI_IN_PLACE; the row names the send
     // buffer (never used) as the aliased one so that the validator's

@@ -12,11 +12,14 @@
 //   allreduce    block / block        block / block        all:  send = recv    every rank: i from all
 //   scatter      whole / none         block / block        root: recv = send[root block]   rank r: r·n+i from root
 //   gather       block / block        whole / none         root: send = recv[root block]   root: j from rank j/n
+//   allgather    block / block        whole / whole        all:  send = recv[own block]    every rank: j from rank j/n
+//   allgatherv   (allgather's, blocks of Params::counts[r]; j from the rank whose block holds j)
 //   alltoall(v)  pairs / pairs        pairs / pairs        all:  send = recv    rank d, block s: pair (s, d) from s
 // Initially rank r's send element i is (i, {r}) for reduce and allreduce,
-// (r·n+i, {r}) for gather; the scatter root's send element j is (j, {root});
-// for alltoall, element j of the pair (s, d) is (pair_index(s, d) + j, {s})
-// (core/layout.hpp numbers every pair's elements once, s-major).
+// (r·n+i, {r}) for gather, allgather and allgatherv (r's block offset + i);
+// the scatter root's send element j is (j, {root}); for alltoall, element
+// j of the pair (s, d) is (pair_index(s, d) + j, {s}) (core/layout.hpp
+// numbers every pair's elements once, s-major).
 // block = the rank's block (Params::count elements, or its v-count),
 // whole = every rank's block (procs·count, or the sum of the v-counts);
 // pairs_out / pairs_in = what a rank sends to / receives from every rank

@@ -222,6 +222,11 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
 std::int64_t call_bytes(const NativeCall &c) {
   if (c.collective == Collective::reduce || c.collective == Collective::allreduce)
     return report::reduction_bytes(c.sendcount, c.sendtype);
+  if (c.collective == Collective::allgatherv && c.sendbuf == MPI_IN_PLACE && c.recvcounts) {
+    int rank = 0;  // in place: the rank's own block of recvbuf
+    PMPI_Comm_rank(c.comm, &rank);
+    return report::reduction_bytes(c.recvcounts[rank], c.recvtype);
+  }
   if (c.recvcounts && c.rdispls) {  // the v-forms: what the rank receives
     int size = 0;
     if (MPI_Comm_size(c.comm, &size) != MPI_SUCCESS) return -1;
@@ -257,6 +262,18 @@ int prepare_reduction(const NativeCall &c, const char *algorithm, Run &run) {
 int prepare_rooted_movement(const NativeCall &c, const char *algorithm, Run &run) {
   return prepare_movement(c.collective, algorithm, c.sendbuf, c.sendcount, c.sendtype, c.recvbuf, c.recvcount,
                           c.recvtype, c.root, c.comm, run);
+}
+
+NativeCall uniform_v_call(NativeCall call) {
+  thread_local std::vector<int> counts, displs;
+  int size = 1;
+  if (call.comm != MPI_COMM_NULL) PMPI_Comm_size(call.comm, &size);
+  counts.assign(static_cast<std::size_t>(size), call.recvcount);
+  displs.resize(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) displs[static_cast<std::size_t>(r)] = r * call.recvcount;
+  call.recvcounts = counts.data();
+  call.rdispls = displs.data();
+  return call;
 }
 
 NativeCall uniform_call(Collective collective, const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,

@@ -20,6 +20,9 @@ namespace patcoll::mpi {
 int prepare_rooted_reduction(const NativeCall &, const char *algorithm, Run &);  // MPI_Reduce
 int prepare_reduction(const NativeCall &, const char *algorithm, Run &);         // MPI_Allreduce
 int prepare_rooted_movement(const NativeCall &, const char *algorithm, Run &);   // MPI_Scatter, MPI_Gather
+// MPI_Allgather, MPI_Allgatherv (prepare_all_gather.cpp).
+int prepare_all_gather(const NativeCall &, const char *algorithm, Run &);
+int prepare_all_gather_v(const NativeCall &, const char *algorithm, Run &);
 int prepare_broadcast(const NativeCall &, const char *algorithm, Run &);         // MPI_Bcast (prepare_broadcast.cpp)
 int prepare_all_to_all(const NativeCall &, const char *algorithm, Run &);        // MPI_Alltoall
 int prepare_all_to_all_v(const NativeCall &, const char *algorithm, Run &);      // MPI_Alltoallv

@@ -705,7 +705,7 @@ std::int64_t reduction_bytes(int count, MPI_Datatype datatype) {
 std::int64_t movement_bytes(core::Collective collective, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             const void *recvbuf, int recvcount, MPI_Datatype recvtype) {
   // Scatter: the received block (the root's send block when it receives in
-  // place); gather: the sent block (the root's receive block in place).
+  // place); gather and allgather(v): the sent block (the rank's receive block in place).
   const bool use_send =
       collective == core::Collective::scatter ? recvbuf == MPI_IN_PLACE : sendbuf != MPI_IN_PLACE;
   return use_send ? reduction_bytes(sendcount, sendtype) : reduction_bytes(recvcount, recvtype);

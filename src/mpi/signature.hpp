@@ -50,6 +50,41 @@
 #define PATCOLL_PMPI_ARGS_rooted_movement(n) \
   n.sendbuf, n.sendcount, n.sendtype, n.recvbuf, n.recvcount, n.recvtype, n.root, n.comm
 
+// MPI_Allgather's.
+#define PATCOLL_PARAMS_all_gather                                                                     \
+  const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,            \
+      MPI_Datatype recvtype, MPI_Comm comm
+#define PATCOLL_CALL_all_gather(c)                                                                    \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, 0, comm               \
+  }
+#define PATCOLL_UNIFORM_all_gather(c) \
+  ::patcoll::mpi::NativeCall { c, send, recv, count, count, type, type, MPI_OP_NULL, 0, comm }
+#define PATCOLL_PMPI_ARGS_all_gather(n) \
+  n.sendbuf, n.sendcount, n.sendtype, n.recvbuf, n.recvcount, n.recvtype, n.comm
+
+// MPI_Allgatherv's: recvcounts and displs (NativeCall's recvcounts, rdispls).
+// The uniform call's arrays (every count `count`, packed displacements)
+// live in thread-local storage (uniform_v_counts, call.cpp) until the next
+// uniform call on the thread.
+#define PATCOLL_PARAMS_all_gather_v                                                                   \
+  const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],   \
+      const int displs[], MPI_Datatype recvtype, MPI_Comm comm
+#define PATCOLL_CALL_all_gather_v(c)                                                                  \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, sendbuf, recvbuf, sendcount, 0, sendtype, recvtype, MPI_OP_NULL, 0, comm, nullptr, nullptr,    \
+        recvcounts, displs                                                                            \
+  }
+#define PATCOLL_UNIFORM_all_gather_v(c)                                                               \
+  ::patcoll::mpi::uniform_v_call(                                                                     \
+      ::patcoll::mpi::NativeCall { c, send, recv, count, count, type, type, MPI_OP_NULL, 0, comm })
+#define PATCOLL_PMPI_ARGS_all_gather_v(n) \
+  n.sendbuf, n.sendcount, n.sendtype, n.recvbuf, n.recvcounts, n.rdispls, n.recvtype, n.comm
+
+namespace patcoll::mpi {
+// A uniform call of a v-form: `call` with its count arrays set to every
+// rank `call.recvcount`, packed (thread-local storage, call.cpp).
+NativeCall uniform_v_call(NativeCall call);
 // MPI_Bcast's: one buffer, the root's sent and every other rank's
 // received; the NativeCall carries it as both sendbuf and recvbuf, the
 // count and datatype as both the send and the receive ones.

@@ -86,6 +86,9 @@ using patcoll::mpi::NativeCall;
   }
 #define PATCOLL_FORTRAN_PARAMS_all_to_all \
   void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *c
+// MPI_Allgather's arguments are MPI_Alltoall's.
+#define PATCOLL_FORTRAN_PARAMS_all_gather PATCOLL_FORTRAN_PARAMS_all_to_all
+#define PATCOLL_FORTRAN_CALL_all_gather PATCOLL_FORTRAN_CALL_all_to_all
 #define PATCOLL_FORTRAN_CALL_all_to_all(coll)                                                              \
   NativeCall {                                                                                             \
     coll, c_buffer(s), c_buffer(r), static_cast<int>(*sn), static_cast<int>(*rn), MPI_Type_f2c(*st),       \
@@ -101,6 +104,14 @@ static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays passed as
     coll, c_buffer(s), c_buffer(r), 0, 0, MPI_Type_f2c(*st), MPI_Type_f2c(*rt), MPI_OP_NULL, 0,            \
         MPI_Comm_f2c(*c), reinterpret_cast<const int *>(scounts), reinterpret_cast<const int *>(sdispls),  \
         reinterpret_cast<const int *>(rcounts), reinterpret_cast<const int *>(rdispls)                     \
+  }
+#define PATCOLL_FORTRAN_PARAMS_all_gather_v                                                                \
+  void *s, MPI_Fint *sn, MPI_Fint *st, void *r, MPI_Fint *rn, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *c
+#define PATCOLL_FORTRAN_CALL_all_gather_v(coll)                                                            \
+  NativeCall {                                                                                             \
+    coll, c_buffer(s), c_buffer(r), static_cast<int>(*sn), 0, MPI_Type_f2c(*st), MPI_Type_f2c(*rt),        \
+        MPI_OP_NULL, 0, MPI_Comm_f2c(*c), nullptr, nullptr, reinterpret_cast<const int *>(rn),             \
+        reinterpret_cast<const int *>(rd)                                                                  \
   }
 
 // Every name Open MPI's Fortran libraries export for a collective

@@ -128,11 +128,16 @@ int run_int(core::Collective c, const std::string &algorithm, const int *send, i
     }
     case core::Collective::alltoall:
       return PAT_Alltoall_with(name, send, count, MPI_INT, recv, count, MPI_INT, comm);
+    case core::Collective::allgather:
+      return PAT_Allgather_with(name, send, count, MPI_INT, recv, count, MPI_INT, comm);
+    case core::Collective::allgatherv:
     case core::Collective::alltoallv: {
       int size = 1;
       MPI_Comm_size(comm, &size);
       std::vector<int> counts(static_cast<std::size_t>(size), count), displs(static_cast<std::size_t>(size));
       for (int r = 0; r < size; ++r) displs[static_cast<std::size_t>(r)] = r * count;
+      if (c == core::Collective::allgatherv)
+        return PAT_Allgatherv_with(name, send, count, MPI_INT, recv, counts.data(), displs.data(), MPI_INT, comm);
       return PAT_Alltoallv_with(name, send, counts.data(), displs.data(), MPI_INT, recv, counts.data(), displs.data(),
                                 MPI_INT, comm);
     }

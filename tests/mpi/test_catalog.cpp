@@ -47,8 +47,23 @@ const char *environment_name(Collective c) {
     case Collective::bcast: return "PATCOLL_BCAST";
     case Collective::alltoall: return "PATCOLL_ALLTOALL";
     case Collective::alltoallv: return "PATCOLL_ALLTOALLV";
+    case Collective::allgather: return "PATCOLL_ALLGATHER";
+    case Collective::allgatherv: return "PATCOLL_ALLGATHERV";
   }
   return "";
+}
+
+// allgatherv's arguments for kCount elements per rank, packed.
+const int *v_counts() {
+  static std::vector<int> counts;
+  counts.assign(static_cast<std::size_t>(g_size), kCount);
+  return counts.data();
+}
+const int *v_displs() {
+  static std::vector<int> displs;
+  displs.resize(static_cast<std::size_t>(g_size));
+  for (int r = 0; r < g_size; ++r) displs[static_cast<std::size_t>(r)] = r * kCount;
+  return displs.data();
 }
 
 // One call of collective `c` by `name` through `route` on MPI_INT, root
@@ -79,6 +94,12 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
         break;
       case Collective::alltoallv:
         rc = PAT_Ialltoallv_with(name, send, vc, vd, MPI_INT, recv, vc, vd, MPI_INT, comm, &handle);
+        break;
+      case Collective::allgather:
+        rc = PAT_Iallgather_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, comm, &handle);
+        break;
+      case Collective::allgatherv:
+        rc = PAT_Iallgatherv_with(name, send, kCount, MPI_INT, recv, v_counts(), v_displs(), MPI_INT, comm, &handle);
         break;
     }
     if (rc != MPI_SUCCESS) return rc;
@@ -111,6 +132,13 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
       case Collective::alltoallv:
         rc = PAT_Alltoallv_init_with(name, send, vc, vd, MPI_INT, recv, vc, vd, MPI_INT, comm, MPI_INFO_NULL, &handle);
         break;
+      case Collective::allgather:
+        rc = PAT_Allgather_init_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, comm, MPI_INFO_NULL, &handle);
+        break;
+      case Collective::allgatherv:
+        rc = PAT_Allgatherv_init_with(name, send, kCount, MPI_INT, recv, v_counts(), v_displs(), MPI_INT, comm,
+                                      MPI_INFO_NULL, &handle);
+        break;
     }
     if (rc != MPI_SUCCESS) return rc;
     return patcoll::test::run_persistent(handle);
@@ -137,6 +165,13 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
     case Collective::alltoallv:
       return explicit_name ? PAT_Alltoallv_with(name, send, vc, vd, MPI_INT, recv, vc, vd, MPI_INT, comm)
                            : PAT_Alltoallv(send, vc, vd, MPI_INT, recv, vc, vd, MPI_INT, comm);
+    case Collective::allgather:
+      return explicit_name ? PAT_Allgather_with(name, send, kCount, MPI_INT, recv, kCount, MPI_INT, comm)
+                           : PAT_Allgather(send, kCount, MPI_INT, recv, kCount, MPI_INT, comm);
+    case Collective::allgatherv:
+      return explicit_name
+                 ? PAT_Allgatherv_with(name, send, kCount, MPI_INT, recv, v_counts(), v_displs(), MPI_INT, comm)
+                 : PAT_Allgatherv(send, kCount, MPI_INT, recv, v_counts(), v_displs(), MPI_INT, comm);
   }
   return MPI_ERR_ARG;
 }
@@ -164,6 +199,8 @@ bool correct_and_reported(Collective c, Route route, const std::string &name, co
     for (int i = 0; i < kCount; ++i) send[static_cast<std::size_t>(i)] = 1000 * g_rank + i;
     if (c == Collective::gather) recv.assign(static_cast<std::size_t>(kCount) * g_size, -1);
     if (c == Collective::bcast && g_rank == root) recv = send;  // the root's buffer holds the data
+    if (c == Collective::gather || c == Collective::allgather || c == Collective::allgatherv)
+      recv.assign(static_cast<std::size_t>(kCount) * g_size, -1);
   }
   const char *coll = patcoll::core::to_string(c).data();
   int rc = MPI_SUCCESS;
@@ -197,6 +234,10 @@ bool correct_and_reported(Collective c, Route route, const std::string &name, co
       case Collective::alltoallv:
         for (int r = 0; r < g_size; ++r)
           ok = ok && recv[static_cast<std::size_t>(r * kCount + i)] == 1000 * r + 100 * g_rank + i;
+        break;
+      case Collective::allgather:
+      case Collective::allgatherv:
+        for (int r = 0; r < g_size; ++r) ok = ok && recv[static_cast<std::size_t>(r * kCount + i)] == 1000 * r + i;
         break;
     }
   }

@@ -1,6 +1,6 @@
 /* An ordinary MPI program (no patcoll header) for the preload shim tests.
  *
- * It calls MPI_Reduce, MPI_Allreduce, MPI_Scatter, MPI_Gather, MPI_Bcast and MPI_Alltoall on
+ * It calls MPI_Reduce, MPI_Allreduce, MPI_Scatter, MPI_Gather, MPI_Bcast, MPI_Allgather(v) and MPI_Alltoall on
  * MPI_COMM_WORLD, on a split and on a duplicated communicator, and on an
  * intercommunicator: counts 0, 1, 7, 1000 and 40000, every root position
  * that matters, MPI_IN_PLACE, predefined ops, a commutative and a
@@ -313,6 +313,59 @@ static void broadcasts(MPI_Comm comm, const char *name) {
   }
 }
 
+/* --- allgather and allgatherv --------------------------------------------- */
+
+/* MPI_Allgather plain and in place; MPI_Allgatherv with unequal counts
+ * (every third rank sends nothing) at displacements in reverse rank order
+ * with gaps, plain and in place. */
+static void allgathers(MPI_Comm comm, const char *name) {
+  static const int counts[] = {0, 1, 7, 1000};
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int *vcounts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
+  for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ++ci) {
+    const int count = counts[ci];
+    const size_t whole = sizeof(int) * ((size_t)count + 4) * (size_t)size + 16;
+    int *all = malloc(whole), *all_want = malloc(whole), *mine = malloc(sizeof(int) * ((size_t)count + 4));
+    fill_int(mine, count + 3, rank, 5);
+    memset(all, 0xEF, whole);
+    memset(all_want, 0xEF, whole);
+    int rc = MPI_Allgather(mine, count, MPI_INT, all, count, MPI_INT, comm);
+    PMPI_Allgather(mine, count, MPI_INT, all_want, count, MPI_INT, comm);
+    check(rc == MPI_SUCCESS, "MPI_Allgather", name, count, -1);
+    compare(all, all_want, whole, "MPI_Allgather", name, count, -1);
+    memset(all, 0xEF, whole);
+    memcpy(all + (size_t)rank * (size_t)count, mine, sizeof(int) * (size_t)count);
+    rc = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, count, MPI_INT, comm);
+    check(rc == MPI_SUCCESS, "MPI_Allgather in place", name, count, -1);
+    compare(all, all_want, whole, "MPI_Allgather in place", name, count, -1);
+
+    int at = 0;
+    for (int r = size - 1; r >= 0; --r) {
+      vcounts[r] = r % 3 == 1 ? 0 : count + r % 4;
+      displs[r] = at;
+      at += vcounts[r] + 1;
+    }
+    memset(all, 0xEF, whole);
+    memset(all_want, 0xEF, whole);
+    rc = MPI_Allgatherv(mine, vcounts[rank], MPI_INT, all, vcounts, displs, MPI_INT, comm);
+    PMPI_Allgatherv(mine, vcounts[rank], MPI_INT, all_want, vcounts, displs, MPI_INT, comm);
+    check(rc == MPI_SUCCESS, "MPI_Allgatherv", name, count, -1);
+    compare(all, all_want, whole, "MPI_Allgatherv", name, count, -1);
+    memset(all, 0xEF, whole);
+    memcpy(all + displs[rank], mine, sizeof(int) * (size_t)vcounts[rank]);
+    rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, vcounts, displs, MPI_INT, comm);
+    check(rc == MPI_SUCCESS, "MPI_Allgatherv in place", name, count, -1);
+    compare(all, all_want, whole, "MPI_Allgatherv in place", name, count, -1);
+    free(all);
+    free(all_want);
+    free(mine);
+  }
+  free(vcounts);
+  free(displs);
+}
+
 /* Erroneous calls under MPI_ERRORS_RETURN: the shim must give the error
  * class the MPI library gives. Both cases are detected locally by MPI. */
 static void errors(MPI_Comm comm, const char *name) {
@@ -406,6 +459,7 @@ int main(int argc, char **argv) {
   for (int c = 0; c < 3; ++c) {
     reductions(comms[c], names[c]);
     movements(comms[c], names[c]);
+    allgathers(comms[c], names[c]);
     broadcasts(comms[c], names[c]);
     alltoalls(comms[c], names[c]);
   }

@@ -1,6 +1,6 @@
 ! A plain Fortran MPI program (no patcoll in sight) for the shim tests:
 ! MPI_REDUCE, MPI_ALLREDUCE, MPI_SCATTER, MPI_GATHER (blocking, and
-! non-blocking with MPI_WAIT, MPI_TEST, MPI_WAITALL), MPI_BCAST and MPI_ALLTOALL with Fortran
+! non-blocking with MPI_WAIT, MPI_TEST, MPI_WAITALL), MPI_BCAST, MPI_ALLGATHER(V) and MPI_ALLTOALL with Fortran
 ! datatypes (INTEGER, DOUBLE PRECISION, LOGICAL), predefined and user ops,
 ! MPI_IN_PLACE at the root, several roots, MPI_COMM_WORLD and a split
 ! communicator. Built three times: BINDING 1 = include 'mpif.h',
@@ -30,7 +30,7 @@ program shim_fortran
   logical :: done
   integer, parameter :: n = 37
   integer :: rank, size, ierr, c, crank, csize, root, k, failed, passed
-  integer :: ibuf(n), iout(n), iall(n * 16), iblock(n), ipairs(n * 16)
+  integer :: ibuf(n), iout(n), iall(n * 16), iblock(n), ipairs(n * 16), vcounts(16), displs(16)
   double precision :: dbuf(n), dout(n)
   logical :: lbuf(n), lout(n)
   integer(kind=8) :: digest
@@ -146,6 +146,37 @@ program shim_fortran
     call verdict(ierr)
     call add_ints(ipairs, n * csize)
 
+    ! MPI_ALLGATHER plain and in place; MPI_ALLGATHERV with unequal counts
+    ! (every third rank sends nothing) in reverse rank order
+    do k = 1, n
+      iblock(k) = crank * 100 + k
+    end do
+    iall = -7
+    call MPI_ALLGATHER(iblock, n, MPI_INTEGER, iall, n, MPI_INTEGER, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iall, n * csize)
+    iall = -7
+    iall(crank * n + 1 : crank * n + n) = iblock
+    call MPI_ALLGATHER(MPI_IN_PLACE, n, MPI_INTEGER, iall, n, MPI_INTEGER, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iall, n * csize)
+    k = 0
+    do root = csize - 1, 0, -1
+      vcounts(root + 1) = n - mod(root, 4)
+      if (mod(root, 3) == 1) vcounts(root + 1) = 0
+      displs(root + 1) = k
+      k = k + vcounts(root + 1)
+    end do
+    iall = -7
+    call MPI_ALLGATHERV(iblock, vcounts(crank + 1), MPI_INTEGER, iall, vcounts, displs, MPI_INTEGER, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iall, n * csize)
+    iall = -7
+    iall(displs(crank + 1) + 1 : displs(crank + 1) + vcounts(crank + 1)) = iblock(1 : vcounts(crank + 1))
+    call MPI_ALLGATHERV(MPI_IN_PLACE, 0, MPI_INTEGER, iall, vcounts, displs, MPI_INTEGER, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iall, n * csize)
+
     ! MPI_ALLREDUCE: DOUBLE PRECISION sum, in place; INTEGER max; LOGICAL and
     do k = 1, n
       dbuf(k) = dble(mod(crank + k, 9))
@@ -225,6 +256,31 @@ program shim_fortran
   call verdict(ierr)
   if (rank == size - 1) call add_ints(iall, n * size)
   call add_ints(int(dbuf), n)
+  ! MPI_IALLGATHER + MPI_WAIT; MPI_IALLGATHERV (unequal counts, reverse
+  ! rank order) + MPI_WAITALL
+  do k = 1, n
+    iblock(k) = rank * 100 + 2 * k
+  end do
+  iall = -7
+  call MPI_IALLGATHER(iblock, n, MPI_INTEGER, iall, n, MPI_INTEGER, MPI_COMM_WORLD, reqs(1), ierr)
+  call verdict(ierr)
+  call MPI_WAIT(reqs(1), MPI_STATUS_IGNORE, ierr)
+  call verdict(ierr)
+  call add_ints(iall, n * size)
+  k = 0
+  do root = size - 1, 0, -1
+    vcounts(root + 1) = n - mod(root, 4)
+    if (mod(root, 3) == 1) vcounts(root + 1) = 0
+    displs(root + 1) = k
+    k = k + vcounts(root + 1)
+  end do
+  iall = -7
+  call MPI_IALLGATHERV(iblock, vcounts(rank + 1), MPI_INTEGER, iall, vcounts, displs, MPI_INTEGER, &
+                       MPI_COMM_WORLD, reqs(1), ierr)
+  call verdict(ierr)
+  call MPI_WAITALL(1, reqs, MPI_STATUSES_IGNORE, ierr)
+  call verdict(ierr)
+  call add_ints(iall, n * size)
   ! MPI_IALLTOALL + MPI_WAIT
   do k = 1, n * size
     iall(k) = 1000 * rank + k

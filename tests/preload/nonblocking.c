@@ -172,6 +172,28 @@ int main(int argc, char **argv) {
       for (int i = 0; i < N; ++i) ok = ok && whole[r * N + i] == r * 1000 + i;
   check(ok, "Igather");
 
+  /* Iallgather and Iallgatherv (unequal counts in reverse rank order) */
+  memset(whole, 0, sizeof(int) * N * (size_t)size);
+  MPI_Iallgather(block, N, MPI_INT, whole, N, MPI_INT, MPI_COMM_WORLD, &req[0]);
+  MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+  ok = 1;
+  for (int r = 0; r < size; ++r)
+    for (int i = 0; i < N; ++i) ok = ok && whole[r * N + i] == r * 1000 + i;
+  check(ok, "Iallgather");
+  {
+    int *counts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size), at = 0;
+    for (int r = size - 1; r >= 0; --r) counts[r] = r % 3 == 1 ? 0 : N - r % 4, displs[r] = at, at += counts[r];
+    memset(whole, 0, sizeof(int) * N * (size_t)size);
+    MPI_Iallgatherv(block, counts[rank], MPI_INT, whole, counts, displs, MPI_INT, MPI_COMM_WORLD, &req[0]);
+    MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+    ok = 1;
+    for (int r = 0; r < size; ++r)
+      for (int i = 0; i < counts[r]; ++i) ok = ok && whole[displs[r] + i] == r * 1000 + i;
+    check(ok, "Iallgatherv");
+    free(counts);
+    free(displs);
+  }
+
   /* The shim's answer to MPI_Request_free on an active collective. */
   if (shim) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

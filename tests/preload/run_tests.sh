@@ -128,10 +128,11 @@ unknown)
 algorithms)
   baseline
   # The shim names the registered algorithms when a name is unknown.
-  run list "$collectives" "${collectives_args[@]}" -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=? PATCOLL_ALLREDUCE=? PATCOLL_SCATTER=? PATCOLL_GATHER=? PATCOLL_BCAST=? PATCOLL_ALLTOALL=?
+  run list "$collectives" "${collectives_args[@]}" -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=? PATCOLL_ALLREDUCE=? PATCOLL_SCATTER=? PATCOLL_GATHER=? \
+      PATCOLL_BCAST=? PATCOLL_ALLGATHER=? PATCOLL_ALLGATHERV=? PATCOLL_ALLTOALL=?
   declare -A lists
   longest=0
-  for coll in reduce allreduce scatter gather bcast alltoall; do
+  for coll in reduce allreduce scatter gather bcast allgather allgatherv alltoall; do
     lists[$coll]=$(grep -o "not a $coll algorithm; [^(]*(known: [^)]*)" "$work/list.err" | head -1 |
                    sed 's/.*known: \(.*\))/\1/')
     [ -n "${lists[$coll]}" ] || { fail "no algorithm list for $coll"; cat "$work/list.err"; exit 1; }
@@ -146,15 +147,15 @@ algorithms)
   for i in $picks; do
     vars=("LD_PRELOAD=$shim" PATCOLL_VERBOSE=1)
     declare -A pick
-    for coll in reduce allreduce scatter gather bcast alltoall; do
+    for coll in reduce allreduce scatter gather bcast allgather allgatherv alltoall; do
       read -r -a names <<<"${lists[$coll]}"
       pick[$coll]=${names[$((i % ${#names[@]}))]}
       vars+=("PATCOLL_${coll^^}=${pick[$coll]}")
     done
-    tag="r${pick[reduce]}-a${pick[allreduce]}-s${pick[scatter]}-g${pick[gather]}-b${pick[bcast]}-t${pick[alltoall]}"
+    tag="r${pick[reduce]}-a${pick[allreduce]}-s${pick[scatter]}-g${pick[gather]}-b${pick[bcast]}-ag${pick[allgather]}-agv${pick[allgatherv]}-t${pick[alltoall]}"
     run "$tag" "$collectives" "${collectives_args[@]}" -- "${vars[@]}"; passed "$tag" $?
     same_digests "$tag" base
-    for coll in Reduce Allreduce Scatter Gather Bcast Alltoall; do
+    for coll in Reduce Allreduce Scatter Gather Bcast Allgather Allgatherv Alltoall; do
       lc=${coll,,}
       # exactly one line per communicator and serving algorithm, from rank 0
       # auto names what it chose
@@ -193,18 +194,21 @@ aliases)
 nonblocking)
   nonblocking="$bindir/patcoll-preload-nonblocking"
   run nb-base "$nonblocking" --; passed nb-base $?
-  for combination in "ring binomial binomial linear" "auto clairvoyant linear binomial"; do
-    read -r allreduce reduce scatter gather <<<"$combination"
+  for combination in "ring binomial binomial linear bruck ring" "auto clairvoyant linear binomial clairvoyant bruck"; do
+    read -r allreduce reduce scatter gather allgather allgatherv <<<"$combination"
     tag="nb-$allreduce-$reduce"
     run "$tag" "$nonblocking" --shim -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_ALLREDUCE=$allreduce \
-        PATCOLL_REDUCE=$reduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather
+        PATCOLL_REDUCE=$reduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather PATCOLL_ALLGATHER=$allgather \
+        PATCOLL_ALLGATHERV=$allgatherv
     passed "$tag" $?
-    for pair in "Allreduce $allreduce" "Reduce $reduce" "Scatter $scatter" "Gather $gather"; do
+    for pair in "Allreduce $allreduce" "Reduce $reduce" "Scatter $scatter" "Gather $gather" \
+                "Allgather $allgather" "Allgatherv $allgatherv"; do
       read -r coll name <<<"$pair"
       served=$name; [ "$name" = auto ] && served="[a-z_0-9]+"
       grep -qE "MPI_I${coll,,} on MPI_COMM_WORLD \($np ranks\): ($served), because PATCOLL_${coll^^}=$name" "$work/$tag.err" ||
         { fail "$tag: MPI_I${coll,,} was not served by patcoll"; head -5 "$work/$tag.err"; }
-      if [ "$launcher" = hydra ] && [ "$coll" != Scatter ] && [ "$coll" != Gather ]; then  # MPI-4: persistent
+      if [ "$launcher" = hydra ] && [ "$coll" != Scatter ] && [ "$coll" != Gather ] && [ "$coll" != Allgather ] &&
+         [ "$coll" != Allgatherv ]; then  # MPI-4: persistent
         grep -qE "MPI_${coll}_init on MPI_COMM_WORLD \($np ranks\): ($served), because" "$work/$tag.err" ||
           { fail "$tag: MPI_${coll}_init was not served by patcoll"; head -5 "$work/$tag.err"; }
       fi
@@ -285,18 +289,21 @@ fortran)
     program="$bindir/patcoll-preload-fortran-$binding"
     [ -x "$program" ] || { fail "$program was not built"; continue; }
     run "f-$binding-base" "$program" --; passed "f-$binding-base" $?
-    for combination in "binomial ring binomial binomial scatter_allgather pairwise" "clairvoyant prr sbn sbn clairvoyant clairvoyant"; do
-      read -r reduce allreduce scatter gather bcast alltoall <<<"$combination"
+    for combination in "binomial ring binomial binomial scatter_allgather ring bruck pairwise" \
+                       "clairvoyant prr sbn sbn clairvoyant recursive_doubling clairvoyant clairvoyant"; do
+      read -r reduce allreduce scatter gather bcast allgather allgatherv alltoall <<<"$combination"
       tag="f-$binding-$reduce"
       run "$tag" "$program" -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_REDUCE=$reduce \
-          PATCOLL_ALLREDUCE=$allreduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather PATCOLL_BCAST=$bcast PATCOLL_ALLTOALL=$alltoall
+          PATCOLL_ALLREDUCE=$allreduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather PATCOLL_BCAST=$bcast \
+          PATCOLL_ALLGATHER=$allgather PATCOLL_ALLGATHERV=$allgatherv PATCOLL_ALLTOALL=$alltoall
       passed "$tag" $?
       grep -qE ' [1-9][0-9]* failed' "$work/$tag.out" && fail "$tag: a call returned an error on some rank"
       if [ "$(digests "$tag" | sort)" != "$(digests "f-$binding-base" | sort)" ] || [ -z "$(digests "$tag")" ]; then
         fail "$tag: results differ from the run without the shim"
         diff <(digests "f-$binding-base" | sort) <(digests "$tag" | sort) | head -5
       fi
-      for pair in "Reduce $reduce" "Allreduce $allreduce" "Scatter $scatter" "Gather $gather" "Bcast $bcast" "Alltoall $alltoall"; do
+      for pair in "Reduce $reduce" "Allreduce $allreduce" "Scatter $scatter" "Gather $gather" "Bcast $bcast" \
+                  "Allgather $allgather" "Allgatherv $allgatherv" "Alltoall $alltoall"; do
         read -r coll name <<<"$pair"
         for function in "MPI_$coll" "MPI_I${coll,,}"; do
           grep -qE "$function on MPI_COMM_WORLD \($np ranks\): $name, because" "$work/$tag.err" ||

@@ -28,6 +28,8 @@ Params model(Collective collective, std::vector<double> arrivals) {
 TEST(Bound, ReduceAndAllreduceHaveOneTheOthersNot) {
   EXPECT_TRUE(has_bound(Collective::reduce));
   EXPECT_TRUE(has_bound(Collective::allreduce));
+  EXPECT_TRUE(has_bound(Collective::allgather));
+  EXPECT_TRUE(has_bound(Collective::allgatherv));
   EXPECT_FALSE(has_bound(Collective::scatter));
   EXPECT_FALSE(has_bound(Collective::gather));
   Params params = model(Collective::scatter, {0, 0});

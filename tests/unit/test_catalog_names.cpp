@@ -134,8 +134,13 @@ TEST(CatalogNames, RestrictionsAndCapabilitiesAreSeparateFields) {
             "pap_aware,schedule_based,radix,segment_sizes,background");
   EXPECT_EQ(capabilities_to_string(find_algorithm(Collective::gather, "bsls")->capabilities), "pap_aware,background");
   EXPECT_EQ(restrictions_to_string(find_algorithm(Collective::gather, "bsls")->restrictions), "none");
-  // The only restriction today is the commutative op.
-  for (const Algorithm &a : algorithms()) EXPECT_EQ(a.restrictions.bits & ~std::uint32_t{needs_commutative}, 0u) << a.name;
+  // The restrictions today: the commutative op, and an even P for
+  // allgather's neighbor_exchange.
+  for (const Algorithm &a : algorithms()) {
+    EXPECT_EQ(a.restrictions.bits & ~std::uint32_t{needs_commutative | needs_even_procs}, 0u) << a.name;
+    EXPECT_EQ(static_cast<bool>(a.restrictions & needs_even_procs), a.name == "neighbor_exchange") << a.name;
+  }
+  EXPECT_EQ(restrictions_to_string(Restrictions{needs_commutative | needs_even_procs}), "commutative,even_procs");
 }
 
 TEST(CatalogNames, AutoNeverPredictsABackgroundRow) {

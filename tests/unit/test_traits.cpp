@@ -45,6 +45,13 @@ TEST(Traits, BufferSizesFollowTheIrConventions) {
 TEST(Traits, InPlaceIsAllowedAtTheRootOfARootedCollectiveAndAtEveryRankOfTheOthers) {
   for (const CollectiveTraits &t : collectives()) {
     EXPECT_TRUE(t.in_place_applies(true)) << t.name;
+    EXPECT_EQ(t.in_place_applies(false), !t.rooted) << t.name;  // allreduce, allgather(v)
+  }
+  // allgather(v): send is the rank's own block of recv
+  for (Collective c : {Collective::allgather, Collective::allgatherv}) {
+    EXPECT_EQ(traits(c).aliased, Buffer::send) << to_string(c);
+    EXPECT_EQ(traits(c).into, Buffer::recv) << to_string(c);
+    EXPECT_EQ(traits(c).at_block, AtBlock::own) << to_string(c);
     EXPECT_EQ(t.in_place_applies(false), !t.rooted) << t.name;
   }
   // scatter: the root's recv block is its send block `root`
@@ -83,4 +90,21 @@ TEST(Restrictions, TheRadixRuleAcceptsProductsBetweenHalfPAndP) {
   EXPECT_FALSE(unsupported_reason(*radix_k, p).empty());
   p.radix = {4, 8};
   EXPECT_TRUE(unsupported_reason(*radix_k, p).empty());
+}
+
+TEST(Traits, AllgatherHasABlockToSendAndTheWholeResultAtEveryRank) {
+  const std::int64_t n = 5;
+  const int procs = 7;
+  for (bool is_root : {true, false}) {
+    EXPECT_EQ(traits(Collective::allgather).elements(Buffer::send, is_root, n, procs), n);
+    EXPECT_EQ(traits(Collective::allgather).elements(Buffer::recv, is_root, n, procs), n * procs);
+  }
+  Params v;
+  v.collective = Collective::allgatherv;
+  v.procs = 4;
+  v.counts = {3, 0, 9, 1};
+  for (int rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(traits(Collective::allgatherv).elements(Buffer::send, rank, v), v.counts[static_cast<std::size_t>(rank)]);
+    EXPECT_EQ(traits(Collective::allgatherv).elements(Buffer::recv, rank, v), 13);
+  }
 }

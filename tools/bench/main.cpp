@@ -48,7 +48,7 @@ namespace bench = patcoll::bench;
 namespace core = patcoll::core;
 
 const char *const kUsage =
-    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather|bcast|alltoall|alltoallv[,...]]\n  [--alg all|NAME[,NAME...]]"
+    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather|bcast|allgather|allgatherv|alltoall|alltoallv[,...]]\n  [--alg all|NAME[,NAME...]]"
     "  [--size BYTES[,...] | --count N[,...]] [--dtype float|double|int|long] [--op sum|prod|max|min|band|bor|bxor]\n"
     "  [--root R] [--iters N] [--warmup N] [--pattern NAME[:DELAY[:ARG]]] [--max-delay D] [--seed N]\n"
     "  [--procs P] [--model FILE] [--delay sleep|busy] [--sync barrier|window] [--window D]\n"
@@ -436,7 +436,7 @@ struct Series {
 // medians to the baseline, permutation-test p-value, repetitions).
 void print_summary(const Options &options, Collective c, int count, const Type &type, int procs, double max_delay,
                    double window, const std::vector<Series> &series) {
-  const bool movement = !patcoll::core::traits(c).combines;  // bytes per rank
+  const bool movement = !patcoll::core::traits(c).combines;  // counts per rank
   const bool pairs = c == Collective::alltoall || c == Collective::alltoallv;
   const std::string cname(patcoll::core::to_string(c));
   const Series *base = nullptr;
@@ -717,14 +717,17 @@ int main(int argc, char **argv) {
       const bool bounded = core::has_bound(c) && !options.window;
       std::vector<bench::BoundProbe> probes(static_cast<std::size_t>(total));
       std::vector<unsigned char> probe_scratch(bounded ? std::max<std::size_t>(bytes_whole, 1) : 0);
-      // The probe's elements (core::bound_probe_elements: the message, or an
-      // all-to-all rank's P − 1 pairs), within the send buffer.
+      // The probe's elements (core::bound_probe_elements: the message, an
+      // all-to-all rank's P − 1 pairs, or an allgather's whole result, which
+      // its bound's late receive needs; BoundCost::measured scales down
+      // only), from the send buffer or, when larger, the expected result.
       int probe_count = count;
       {
         core::Params shape;
         shape.collective = c, shape.procs = procs, shape.count = count;
         probe_count = static_cast<int>(core::bound_probe_elements(shape));
       }
+      const bool probe_whole = static_cast<std::size_t>(probe_count) * static_cast<std::size_t>(type.size) > send.size();
       double window_start = 0;
       if (options.window) {
         window_start = clock.now() + 0.01;
@@ -790,7 +793,8 @@ int main(int argc, char **argv) {
         source.after_iteration(measured_delay);
         if (bounded)
           probes[static_cast<std::size_t>(it)] =
-              bench::measure_bound_probe(MPI_COMM_WORLD, send.data(), probe_scratch.data(), probe_count, type.mpi, op);
+              bench::measure_bound_probe(MPI_COMM_WORLD, probe_whole ? expected.data() : send.data(),
+                                         probe_scratch.data(), probe_count, type.mpi, op);
         const double now = MPI_Wtime();
         if (rank == 0 && !options.quiet && now - started > 3.0 && now - last_progress > 2.0) {
           last_progress = now;

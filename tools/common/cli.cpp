@@ -1,6 +1,7 @@
 #include "cli.hpp"
 
 #include "core/json.hpp"
+#include "core/traits.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -205,7 +206,9 @@ std::string root_problem(std::int64_t root, std::int64_t procs) {
 }
 
 std::string unknown_collective(const std::string &name) {
-  return "unknown collective " + quoted(name) + " (reduce, allreduce, scatter, gather)";
+  std::string known;  // every collective, in collectives.def's order
+  for (const auto &t : patcoll::core::collectives()) known += (known.empty() ? "" : ", ") + std::string(t.name);
+  return "unknown collective " + quoted(name) + " (" + known + ")";
 }
 
 std::string unknown_algorithm(const std::string &name, const std::string &collectives) {

@@ -102,7 +102,7 @@ struct BadArguments {
 std::string parse_procs(const std::string &text, std::vector<std::int64_t> &out, bool single = false);
 //   "" when 0 <= root < procs, else "R is outside 0 .. P-1"
 std::string root_problem(std::int64_t root, std::int64_t procs);
-//   "unknown collective 'x' (reduce, allreduce, scatter, gather)"
+//   "unknown collective 'x' (reduce, allreduce, scatter, gather, ...)" (every collective)
 std::string unknown_collective(const std::string &name);
 //   "unknown algorithm 'x' (patcoll-info lists them)", naming the collectives
 std::string unknown_algorithm(const std::string &name, const std::string &collectives);

@@ -48,11 +48,12 @@ Simulates the catalogue's algorithms in the Hockney α-β-γ model; one CSV row
 range, a:b:+K an arithmetic one. Older spellings in parentheses still work.
 
   --coll LIST           reduce (default), allreduce, scatter, gather, bcast,
-                        alltoall, alltoallv (--collective)
+                        allgather, allgatherv, alltoall, alltoallv (--collective)
   --alg LIST            algorithm names, or "all" (default: all of each collective);
-                        reduce/allreduce/bcast also take "bound" (in "all"): the model's
+                        reduce/allreduce/bcast/allgather(v) also take "bound" (in "all"): the model's
                         limit, latest arrival + α + m(β+γ) (one transfer, one reduction);
                         bcast: max over ranks of max(arrival, root's) + α + mβ;
+                        allgather(v): docs/results/allgather.md;
                         alltoall(v): every rank's arrival + α + its P − 1 pairs' β;
                         two more rows, not in "all" (--alg all,native,auto adds them):
                         "native", the fastest classic candidate of `auto` (the MPI

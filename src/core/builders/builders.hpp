@@ -8,6 +8,7 @@
 
 #include "../algorithm.hpp"
 
+#include "allgather.hpp"           // allgather/allgatherv
 #include "classic.hpp"             // reduce/allreduce classics
 #include "pap.hpp"                 // slt, prr, scatter/gather families
 #include "scheduled.hpp"            // clairvoyant, uni_greedy, bi_greedy

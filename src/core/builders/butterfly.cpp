@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "../cost.hpp"
+#include "../layout.hpp"
 
 namespace patcoll::core {
 
@@ -271,6 +272,58 @@ Program butterfly_allreduce(const Params &params, int rank, std::vector<int> rad
 
 Program exchange_allreduce(const Params &params, int rank, std::vector<int> radix) {
   return allreduce_over(params, rank, std::move(radix), true);
+}
+
+namespace {
+
+// The blocks of members [first, last) as one region of the receive buffer:
+// member_rank increases with the index and a kept rank of a pair stands for
+// both ranks of the pair, so the ranks form one contiguous range.
+Region member_blocks(const Butterfly &b, const Params &params, int first, int last) {
+  const int lowest = first < b.extras ? 2 * first : first + b.extras;
+  const int highest = last - 1 < b.extras ? 2 * (last - 1) + 1 : last - 1 + b.extras;
+  const std::int64_t begin = block_offset(params, lowest);
+  return recv_buf(begin, block_offset(params, highest + 1) - begin);
+}
+
+}  // namespace
+
+Program butterfly_allgather(const Params &params, int rank, std::vector<int> radix) {
+  Program program{rank, params.procs, 0, {}};
+  const std::int64_t whole = total(params);
+  if (whole == 0) return program;
+  const Butterfly b(params.procs, rank, std::move(radix), -1);
+  const int rounds = static_cast<int>(b.radix.size());
+  const std::int64_t mine = block_count(params, rank);
+  const Region own = recv_buf(block_offset(params, rank), mine);
+  std::vector<Op> first;
+  if (mine > 0) first.push_back(copy_op(send_buf(0, mine), own));
+  const int partner = b.fold_partner(rank);
+  if (b.folds_away(rank)) {
+    if (mine > 0) first.push_back(send_op(partner, send_buf(0, mine)));
+    add_step(program, std::move(first), 0);
+    add_step(program, {recv_op(partner, recv_buf(0, whole), Combine::store)}, 1 + rounds);
+    return program;
+  }
+  if (partner >= 0 && block_count(params, partner) > 0)
+    first.push_back(recv_op(partner, recv_buf(block_offset(params, partner), block_count(params, partner))));
+  add_step(program, std::move(first), 0);
+  const int index = b.member_index(rank);
+  for (int round = 0; round < rounds; ++round) {
+    const int stride = b.stride(round), d = b.digit(index, round);
+    const int base = index - index % stride;  // my range before the round: [base, base + stride)
+    const Region out = member_blocks(b, params, base, base + stride);
+    std::vector<Op> ops;
+    for_each_peer(b, index, round, [&](int m, int peer, Combine) {
+      const int peer_base = base + (m - d) * stride;
+      const Region in = member_blocks(b, params, peer_base, peer_base + stride);
+      if (out.count > 0) ops.push_back(send_op(peer, out));
+      if (in.count > 0) ops.push_back(recv_op(peer, in, Combine::store));
+    });
+    add_step(program, std::move(ops), 1 + round);
+  }
+  if (partner >= 0) add_step(program, {send_op(partner, recv_buf(0, whole))}, 1 + rounds);
+  return program;
 }
 
 }  // namespace patcoll::core

@@ -25,6 +25,13 @@
 //                   Table 3's n, when every k_i is a power of two);
 //   exchange        (recursive doubling) the whole vector goes to the group
 //                   and every member combines all of it.
+//   block allgather (allgather/recursive_doubling) the collective's per-rank
+//                   blocks (core/layout.hpp) instead of pieces of a vector:
+//                   an extra hands its block to its partner, after round i
+//                   a member holds the blocks of the members that agree with
+//                   it on digits ≥ i (a contiguous range of ranks), and in
+//                   round i it sends that range to its group and receives
+//                   theirs; the kept ranks send the whole result back.
 // Rank order: a member's data after round i covers a contiguous range of
 // member indices, the group members' ranges are adjacent and in digit order,
 // and the fold pairs adjacent ranks, so combining the group nearest-first
@@ -84,5 +91,7 @@ Program butterfly_reduce(const Params &, int rank, std::vector<int> radix);
 Program butterfly_allreduce(const Params &, int rank, std::vector<int> radix);
 // allreduce: fold, whole-vector exchange in every round, unfold.
 Program exchange_allreduce(const Params &, int rank, std::vector<int> radix);
+// allgather(v): fold (blocks), block-range exchanges, unfold (the whole result).
+Program butterfly_allgather(const Params &, int rank, std::vector<int> radix);
 
 }  // namespace patcoll::core

@@ -16,11 +16,20 @@
 //
 // Blocks of zero elements (count < P) are skipped on both sides; both sides
 // compute the same block sizes, so matching is unaffected.
+//
+// Allgather (builders/allgather/) runs the same ring over a collective's
+// per-rank layout (`layout`: block b is rank b's block, core/layout.hpp,
+// the v-forms' unequal counts included) and, in the PAP-aware allgather,
+// over a group of ranks in arrival order (`members`: the ring's positions
+// 0 … procs−1 are those ranks, `rank` is the position).
 #pragma once
 
 #include <cstdint>
 
+#include <vector>
+
 #include "../algorithm.hpp"
+#include "../layout.hpp"
 
 namespace patcoll::core {
 
@@ -29,9 +38,15 @@ struct Ring {
   int rank = 0;
   int shift = 0;            // rank r owns block (r + shift) mod P
   std::int64_t count = 0;   // elements in all blocks together
+  // Per-rank blocks: block b is the layout's block of rank peer(b) (null:
+  // block_span(count, procs, b)).
+  const Params *layout = nullptr;
+  // The ring's positions as ranks (null: position = rank).
+  const std::vector<int> *members = nullptr;
 
-  int right() const { return (rank + 1) % procs; }
-  int left() const { return (rank + procs - 1) % procs; }
+  int peer(int position) const { return members ? (*members)[static_cast<std::size_t>(position)] : position; }
+  int right() const { return peer((rank + 1) % procs); }
+  int left() const { return peer((rank + procs - 1) % procs); }
   int block_at(long long offset_from_rank) const {
     const long long b = (static_cast<long long>(rank) + shift + offset_from_rank) % procs;
     return static_cast<int>(b < 0 ? b + procs : b);
@@ -45,6 +60,7 @@ struct Ring {
   int allgather_recv_block(int step) const { return block_at(-1 - step); }
   // Block b as a region of `buffer`.
   Region block(Buffer buffer, int b) const {
+    if (layout) return Region{buffer, block_offset(*layout, peer(b)), block_count(*layout, peer(b))};
     const Span s = block_span(count, procs, b);
     return Region{buffer, s.offset, s.count};
   }

@@ -85,6 +85,8 @@ namespace patcoll::mpi {
 // A uniform call of a v-form: `call` with its count arrays set to every
 // rank `call.recvcount`, packed (thread-local storage, call.cpp).
 NativeCall uniform_v_call(NativeCall call);
+}  // namespace patcoll::mpi
+
 // MPI_Bcast's: one buffer, the root's sent and every other rank's
 // received; the NativeCall carries it as both sendbuf and recvbuf, the
 // count and datatype as both the send and the receive ones.
@@ -96,6 +98,7 @@ NativeCall uniform_v_call(NativeCall call);
 #define PATCOLL_UNIFORM_broadcast(c) \
   ::patcoll::mpi::NativeCall { c, recv, recv, count, count, type, type, MPI_OP_NULL, root, comm }
 #define PATCOLL_PMPI_ARGS_broadcast(n) n.recvbuf, n.recvcount, n.recvtype, n.root, n.comm
+
 // MPI_Alltoall's.
 #define PATCOLL_PARAMS_all_to_all                                                                     \
   const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,            \

@@ -52,7 +52,6 @@ TEST(Traits, InPlaceIsAllowedAtTheRootOfARootedCollectiveAndAtEveryRankOfTheOthe
     EXPECT_EQ(traits(c).aliased, Buffer::send) << to_string(c);
     EXPECT_EQ(traits(c).into, Buffer::recv) << to_string(c);
     EXPECT_EQ(traits(c).at_block, AtBlock::own) << to_string(c);
-    EXPECT_EQ(t.in_place_applies(false), !t.rooted) << t.name;
   }
   // scatter: the root's recv block is its send block `root`
   EXPECT_EQ(traits(Collective::scatter).aliased, Buffer::recv);

@@ -305,7 +305,9 @@ fortran)
       for pair in "Reduce $reduce" "Allreduce $allreduce" "Scatter $scatter" "Gather $gather" "Bcast $bcast" \
                   "Allgather $allgather" "Allgatherv $allgatherv" "Alltoall $alltoall"; do
         read -r coll name <<<"$pair"
-        for function in "MPI_$coll" "MPI_I${coll,,}"; do
+        functions="MPI_$coll"  # fortran.F90 calls these collectives non-blocking too
+        case $coll in Reduce|Allreduce|Scatter|Gather|Allgather|Allgatherv) functions+=" MPI_I${coll,,}" ;; esac
+        for function in $functions; do
           grep -qE "$function on MPI_COMM_WORLD \($np ranks\): $name, because" "$work/$tag.err" ||
             { fail "$tag: $function was not served by $name (not intercepted?)"; grep "$function" "$work/$tag.err" | head -3; }
         done

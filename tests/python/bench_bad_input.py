@@ -21,7 +21,7 @@ def cases(workdir):
         return "trace:" + path
 
     return [
-        (["--coll", "bcast"], "unknown collective"),
+        (["--coll", "bogus"], "unknown collective"),
         (["--alg", "nosuch"], "unknown algorithm"),
         (["--baseline", "nosuch"], "--baseline: unknown algorithm"),
         (["--pattern", "late"], "unknown pattern"),

@@ -38,7 +38,7 @@ OPTIONAL = {
     "min_elapsed_s": (int, float),
     "max_elapsed_s": (int, float),
 }
-COLLECTIVES = {"reduce", "allreduce", "scatter", "gather", "allgather", "allgatherv"}
+COLLECTIVES = {"reduce", "allreduce", "scatter", "gather", "bcast", "allgather", "allgatherv", "alltoall", "alltoallv"}
 
 
 def _is(value, kind):

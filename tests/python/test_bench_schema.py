@@ -56,7 +56,7 @@ class SchemaTest(unittest.TestCase):
 
     def test_unknown_collective_is_reported(self):
         record = copy.deepcopy(GOOD)
-        record["collective"] = "bcast"
+        record["collective"] = "bogus"
         self.assertTrue(bench_schema.check_record(record))
 
     def test_check_file_reports_lines_that_are_not_json(self):

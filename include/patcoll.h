@@ -70,6 +70,10 @@ int PAT_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, MPI_Comm comm);
 int PAT_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int PAT_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm);
+int PAT_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm);
 
 /* The same with the algorithm named explicitly (NULL or "" = as selected). */
 int PAT_Reduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -91,6 +95,10 @@ int PAT_Alltoall_with(const char *algorithm, const void *sendbuf, int sendcount,
 int PAT_Alltoallv_with(const char *algorithm, const void *sendbuf, const int sendcounts[], const int sdispls[],
                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                        MPI_Datatype recvtype, MPI_Comm comm);
+int PAT_Reduce_scatter_block_with(const char *algorithm, const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PAT_Reduce_scatter_with(const char *algorithm, const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 
 /* Picks the algorithm of `collective` for `comm`, or for the whole process
  * when comm is MPI_COMM_NULL. name NULL or "" clears the choice.
@@ -211,6 +219,10 @@ int PAT_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PAT_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                    PAT_Handle *handle);
+int PAT_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, PAT_Handle *handle);
+int PAT_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, PAT_Handle *handle);
 int PAT_Ireduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, int root, MPI_Comm comm, PAT_Handle *handle);
 int PAT_Iallreduce_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -231,6 +243,10 @@ int PAT_Ialltoall_with(const char *algorithm, const void *sendbuf, int sendcount
 int PAT_Ialltoallv_with(const char *algorithm, const void *sendbuf, const int sendcounts[], const int sdispls[],
                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                         MPI_Datatype recvtype, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Ireduce_scatter_block_with(const char *algorithm, const void *sendbuf, void *recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, PAT_Handle *handle);
+int PAT_Ireduce_scatter_with(const char *algorithm, const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, PAT_Handle *handle);
 
 /* Persistent: collective over comm (like the MPI-4 MPI_Reduce_init & co.). */
 int PAT_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -253,6 +269,10 @@ int PAT_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PAT_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                        void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                        MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
 int PAT_Reduce_init_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, int root, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
 int PAT_Allreduce_init_with(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
@@ -277,6 +297,11 @@ int PAT_Alltoall_init_with(const char *algorithm, const void *sendbuf, int sendc
 int PAT_Alltoallv_init_with(const char *algorithm, const void *sendbuf, const int sendcounts[], const int sdispls[],
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
+int PAT_Reduce_scatter_block_init_with(const char *algorithm, const void *sendbuf, void *recvbuf, int recvcount,
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                       PAT_Handle *handle);
+int PAT_Reduce_scatter_init_with(const char *algorithm, const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, PAT_Handle *handle);
 
 int PAT_Start(PAT_Handle handle);
 int PAT_Wait(PAT_Handle *handle);

@@ -168,6 +168,50 @@ BoundTimes allgather_bound(const Params &params, const BoundCost &cost) {
   return times;
 }
 
+// Reduce-scatter(_block) (docs/results/reduce-scatter.md): every element
+// of rank r's vector outside r's block carries r's contribution, which
+// exists only at r and leaves it after r arrives: at least a transfer of
+// whole − m_r bytes out of r's one send port (elements of different
+// indices never merge). r's block holds every other rank's contribution,
+// which reaches r only after r arrives (it posts nothing before): a
+// transfer of m_r bytes into its receive port; and rank s's part of it
+// leaves s only after s arrives: exit_r ≥ a_s + transfer(m_r). So
+// exit_r ≥ max(a_r + transfer(max(whole − m_r, m_r)), max_{s≠r} a_s +
+// transfer(m_r)); one late rank by D, equal blocks: the run ends no
+// earlier than D + α + (P − 1)/P·mβ. The last combine is left out: a
+// pipelined algorithm makes its piece as small as it likes.
+BoundTimes reduce_scatter_bound(const Params &params, const BoundCost &cost) {
+  const std::vector<double> pat = arrivals_of(params);
+  BoundTimes times;
+  if (pat.empty() || static_cast<int>(pat.size()) != params.procs) return times;
+  const double eb = static_cast<double>(params.element_bytes);
+  const std::int64_t whole = total(params);
+  const double first = *std::min_element(pat.begin(), pat.end());
+  // The latest and second-latest arrivals: the latest other than r's.
+  int latest_rank = 0;
+  for (int r = 1; r < params.procs; ++r)
+    if (pat[static_cast<std::size_t>(r)] > pat[static_cast<std::size_t>(latest_rank)]) latest_rank = r;
+  double second = first;
+  for (int r = 0; r < params.procs; ++r)
+    if (r != latest_rank) second = std::max(second, pat[static_cast<std::size_t>(r)]);
+  double end = first, elapsed_sum = 0;
+  for (int r = 0; r < params.procs; ++r) {
+    const std::int64_t mine = block_count(params, r), out = whole - mine;
+    const double a = pat[static_cast<std::size_t>(r)];
+    double exit = a;
+    if (params.procs > 1 && std::max(out, mine) > 0) exit = a + cost.transfer(static_cast<double>(std::max(out, mine)) * eb);
+    if (params.procs > 1 && mine > 0)
+      exit = std::max(exit, (r == latest_rank ? second : pat[static_cast<std::size_t>(latest_rank)]) +
+                                cost.transfer(static_cast<double>(mine) * eb));
+    end = std::max(end, exit);
+    times.elapsed.push_back(exit - a);
+    elapsed_sum += exit - a;
+  }
+  times.run_time = end - first;
+  times.average_elapsed = elapsed_sum / static_cast<double>(params.procs);
+  return times;
+}
+
 namespace {
 
 using BoundFunction = BoundTimes (*)(const Params &, const BoundCost &);
@@ -181,6 +225,8 @@ BoundFunction bound_function(Collective collective) {
     case Collective::alltoallv: return alltoall_bound;
     case Collective::allgather:
     case Collective::allgatherv: return allgather_bound;
+    case Collective::reduce_scatter_block:
+    case Collective::reduce_scatter: return reduce_scatter_bound;
     default: return nullptr;
   }
 }
@@ -192,6 +238,12 @@ std::int64_t bound_probe_elements(const Params &params) {
     std::int64_t most = 0;
     for (int r = 0; r < params.procs; ++r)
       most = std::max(most, std::max(send_total(params, r), recv_total(params, r)) - pair_count(params, r, r));
+    return most;
+  }
+  if (params.collective == Collective::reduce_scatter_block || params.collective == Collective::reduce_scatter) {
+    std::int64_t most = 0;
+    for (int r = 0; r < params.procs; ++r)
+      most = std::max(most, std::max(total(params) - block_count(params, r), block_count(params, r)));
     return most;
   }
   if (traits(params.collective).recv_elsewhere == Extent::whole) return total(params);  // allgather(v)

@@ -41,8 +41,8 @@ struct BoundTimes {
   std::vector<double> elapsed;  // per rank: exit − arrival (the PAT's origin cancels)
 };
 
-// Whether `collective` has a bound (reduce, allreduce, allgather, allgatherv).
-// Whether `collective` has a bound (reduce, allreduce, bcast, alltoall, alltoallv).
+// Whether `collective` has a bound (reduce, allreduce, allgather(v), bcast,
+// alltoall(v), reduce_scatter(_block)).
 bool has_bound(Collective);
 
 // The bound of one call: params.arrivals is the PAT vector (empty:
@@ -53,7 +53,7 @@ std::optional<BoundTimes> bound(const Params &, const BoundCost &);
 // The elements of the one transfer a measured bound is probed with (the
 // largest transfer its bound asks for, so BoundCost::measured scales down,
 // never up): Params::count, for an all-to-all the (P − 1) pairs a rank
-// sends.
+// sends, for a reduce-scatter the larger of what a rank sends and receives.
 std::int64_t bound_probe_elements(const Params &);
 
 // The per-collective bounds bound() dispatches to.
@@ -62,5 +62,6 @@ BoundTimes allreduce_bound(const Params &, const BoundCost &);
 BoundTimes allgather_bound(const Params &, const BoundCost &);  // allgather and allgatherv
 BoundTimes bcast_bound(const Params &, const BoundCost &);
 BoundTimes alltoall_bound(const Params &, const BoundCost &);  // alltoall and alltoallv
+BoundTimes reduce_scatter_bound(const Params &, const BoundCost &);  // reduce_scatter(_block)
 
 }  // namespace patcoll::core

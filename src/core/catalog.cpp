@@ -110,6 +110,16 @@ const Algorithm kAlgorithms[] = {
     {C::alltoallv, "pairwise", none, plain, "", "", "P-1 exchange steps, partner rank XOR k (powers of two) or r+k / r-k", alltoall_pairwise, nullptr},
     {C::alltoallv, "linear", none, plain, "", "", "every send and receive posted at once", alltoall_linear, nullptr},
     {C::alltoallv, "clairvoyant", none, pap, "", "", "PAT-driven: pairs among early ranks first, late ranks' pairs last in arrival order (Qian-Afsahi); pairwise when balanced", alltoall_clairvoyant, alltoall_clairvoyant_all},
+    // --- MPI_Reduce_scatter_block ---
+    {C::reduce_scatter_block, "ring", commutative, plain, "", "", "ring reduce-scatter over the ranks' blocks, P-1 steps (allreduce ring's first half)", reduce_scatter_ring, nullptr},
+    {C::reduce_scatter_block, "recursive_halving", none, plain, "", "", "recursive halving over a power of two, then each block from the halves holding it; rank order", reduce_scatter_recursive_halving, nullptr},
+    {C::reduce_scatter_block, "pairwise", commutative, plain, "", "", "P-1 steps, each rank's part of block r+i sent straight to rank r+i", reduce_scatter_pairwise, nullptr},
+    {C::reduce_scatter_block, "clairvoyant", commutative, scheduled, "", "", "PAT-driven: early ranks reduce-scatter among themselves, each late rank's parts folded in as it arrives; classic when balanced", reduce_scatter_clairvoyant_rank, reduce_scatter_clairvoyant},
+    // --- MPI_Reduce_scatter (the same builders over Params::counts) ---
+    {C::reduce_scatter, "ring", commutative, plain, "", "", "ring reduce-scatter over the ranks' blocks, P-1 steps (allreduce ring's first half)", reduce_scatter_ring, nullptr},
+    {C::reduce_scatter, "recursive_halving", none, plain, "", "", "recursive halving over a power of two, then each block from the halves holding it; rank order", reduce_scatter_recursive_halving, nullptr},
+    {C::reduce_scatter, "pairwise", commutative, plain, "", "", "P-1 steps, each rank's part of block r+i sent straight to rank r+i", reduce_scatter_pairwise, nullptr},
+    {C::reduce_scatter, "clairvoyant", commutative, scheduled, "", "", "PAT-driven: early ranks reduce-scatter among themselves, each late rank's parts folded in as it arrives; classic when balanced", reduce_scatter_clairvoyant_rank, reduce_scatter_clairvoyant},
 };
 
 }  // namespace

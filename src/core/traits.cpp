@@ -31,6 +31,8 @@ constexpr std::string_view kAlltoallLarge[] = {"pairwise", "linear"};
 // per pair and not the same on every rank), so the small list applies.
 constexpr std::string_view kAlltoallvSmall[] = {"pairwise", "linear"};
 constexpr std::string_view kAlltoallvLarge[] = {"pairwise", "linear"};
+constexpr std::string_view kReduceScatterSmall[] = {"recursive_halving", "pairwise", "ring"};
+constexpr std::string_view kReduceScatterLarge[] = {"ring", "pairwise", "recursive_halving"};
 
 // In Collective's order (traits() indexes by it).
 constexpr CollectiveTraits kTraits[] = {
@@ -74,6 +76,17 @@ constexpr CollectiveTraits kTraits[] = {
      R::every, B::send, B::recv, A::start,
      B::send, R::every, I::pairs_out, O::holder,
      R::every, I::pairs_in, O::pair_source, kAlltoallvSmall, kAlltoallvLarge},
+    // reduce_scatter(_block): every rank's whole vector in, its reduced
+    // block out. MPI_IN_PLACE: the whole vector is in recvbuf, the block's
+    // result at its start (recvbuf holds the larger of the two).
+    {Collective::reduce_scatter_block, "reduce_scatter_block", "MPI_Reduce_scatter_block", false, true, E::whole, E::whole, E::block, E::block,
+     R::every, B::send, B::recv, A::start,
+     B::send, R::every, I::element, O::holder,
+     R::every, I::rank_block, O::every_rank, kReduceScatterSmall, kReduceScatterLarge},
+    {Collective::reduce_scatter, "reduce_scatter", "MPI_Reduce_scatter", false, true, E::whole, E::whole, E::block, E::block,
+     R::every, B::send, B::recv, A::start,
+     B::send, R::every, I::element, O::holder,
+     R::every, I::rank_block, O::every_rank, kReduceScatterSmall, kReduceScatterLarge},
 };
 static_assert(std::size(kTraits) == kCollectiveCount, "one row per collective");
 

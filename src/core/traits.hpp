@@ -1,7 +1,6 @@
 // The traits of every collective, in one table: names, buffer sizes,
 // aliasing under MPI_IN_PLACE, the initial contents the validator gives
-// the buffers and the result it expects. Adding a collective (bcast,
-// allgather, reduce_scatter are next) means one row here and its builders;
+// the buffers and the result it expects. Adding a collective means one row here and its builders;
 // the validator, the registry, the communicator state and the shim iterate
 // over collectives() instead of switching over four names.
 //
@@ -15,6 +14,9 @@
 //   allgather    block / block        whole / whole        all:  send = recv[own block]    every rank: j from rank j/n
 //   allgatherv   (allgather's, blocks of Params::counts[r]; j from the rank whose block holds j)
 //   alltoall(v)  pairs / pairs        pairs / pairs        all:  send = recv    rank d, block s: pair (s, d) from s
+//   reduce_scatter(_block)
+//                whole / whole        block / block        all:  send = recv    rank r: block_offset(r)+i from all
+//                (in place, recv holds the larger of the whole and the block; the block's result at its start)
 // Initially rank r's send element i is (i, {r}) for reduce and allreduce,
 // (r·n+i, {r}) for gather, allgather and allgatherv (r's block offset + i);
 // the scatter root's send element j is (j, {root}); for alltoall, element

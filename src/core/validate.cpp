@@ -70,7 +70,14 @@ class Validator {
 
   std::int64_t buffer_size(int rank, Buffer b) const {
     if (b == Buffer::scratch) return programs_[rank].scratch_count;
-    return traits_.elements(b, rank, params_);
+    std::int64_t size = traits_.elements(b, rank, params_);
+    // MPI_IN_PLACE at its start: the buffer also holds the aliased one
+    // (reduce_scatter: recvbuf holds the whole input, the block's result
+    // at its start).
+    if (options_.in_place && b == traits_.into && traits_.at_block == AtBlock::start &&
+        traits_.in_place_applies(rank == params_.root))
+      size = std::max(size, traits_.elements(traits_.aliased, rank, params_));
+    return size;
   }
 
   // MPI_IN_PLACE: which logical buffer maps where (core/traits.hpp).
@@ -402,7 +409,7 @@ class Validator {
     for (int rank = 0; rank < procs_; ++rank) {
       const bool root = rank == params_.root;
       if (traits_.result_at == Ranks::root && !root) continue;
-      const std::int64_t size = buffer_size(rank, Buffer::recv);
+      const std::int64_t size = traits_.elements(Buffer::recv, rank, params_);
       for (std::int64_t i = 0; i < size; ++i) {
         const std::int64_t index = index_of(traits_.result_index, rank, i);
         const int from = contributor(traits_.result_owner, rank, index);

@@ -222,6 +222,13 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
 std::int64_t call_bytes(const NativeCall &c) {
   if (c.collective == Collective::reduce || c.collective == Collective::allreduce)
     return report::reduction_bytes(c.sendcount, c.sendtype);
+  if (c.collective == Collective::reduce_scatter_block || c.collective == Collective::reduce_scatter) {
+    int size = 0;  // the rank's whole vector
+    if (MPI_Comm_size(c.comm, &size) != MPI_SUCCESS) return -1;
+    std::int64_t elements = 0;
+    for (int i = 0; i < size; ++i) elements += c.recvcounts ? c.recvcounts[i] : c.recvcount;
+    return elements * std::max<std::int64_t>(report::reduction_bytes(1, c.sendtype), 0);
+  }
   if (c.collective == Collective::allgatherv && c.sendbuf == MPI_IN_PLACE && c.recvcounts) {
     int rank = 0;  // in place: the rank's own block of recvbuf
     PMPI_Comm_rank(c.comm, &rank);

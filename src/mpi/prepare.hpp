@@ -26,6 +26,9 @@ int prepare_all_gather_v(const NativeCall &, const char *algorithm, Run &);
 int prepare_broadcast(const NativeCall &, const char *algorithm, Run &);         // MPI_Bcast (prepare_broadcast.cpp)
 int prepare_all_to_all(const NativeCall &, const char *algorithm, Run &);        // MPI_Alltoall
 int prepare_all_to_all_v(const NativeCall &, const char *algorithm, Run &);      // MPI_Alltoallv
+// MPI_Reduce_scatter_block, MPI_Reduce_scatter (prepare_scatter_reduction.cpp).
+int prepare_scatter_reduction(const NativeCall &, const char *algorithm, Run &);
+int prepare_scatter_reduction_v(const NativeCall &, const char *algorithm, Run &);
 
 // Checks shared by every collective (MPI usable, a valid communicator);
 // fills `state`, or sets `inter` for an intercommunicator (the MPI

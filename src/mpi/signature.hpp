@@ -137,3 +137,31 @@ namespace patcoll::mpi {
 const int *uniform_counts(MPI_Comm comm, int count);
 const int *uniform_displacements(MPI_Comm comm, int count);
 }  // namespace patcoll::mpi
+
+// MPI_Reduce_scatter_block's: every rank's block is `recvcount` elements
+// (NativeCall's recvcount; its sendtype is the datatype, as a reduction's).
+#define PATCOLL_PARAMS_scatter_reduction \
+  const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm
+#define PATCOLL_CALL_scatter_reduction(c)                                                             \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, sendbuf, recvbuf, 0, recvcount, datatype, MPI_DATATYPE_NULL, op, 0, comm                       \
+  }
+#define PATCOLL_UNIFORM_scatter_reduction(c) \
+  ::patcoll::mpi::NativeCall { c, send, recv, 0, count, type, MPI_DATATYPE_NULL, op, 0, comm }
+#define PATCOLL_PMPI_ARGS_scatter_reduction(n) n.sendbuf, n.recvbuf, n.recvcount, n.sendtype, n.op, n.comm
+
+// MPI_Reduce_scatter's: rank r's block is recvcounts[r] elements
+// (NativeCall's recvcounts). The uniform call passes every rank `count`
+// (an array of the calling thread, uniform_counts).
+#define PATCOLL_PARAMS_scatter_reduction_v \
+  const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm
+#define PATCOLL_CALL_scatter_reduction_v(c)                                                           \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, sendbuf, recvbuf, 0, 0, datatype, MPI_DATATYPE_NULL, op, 0, comm, nullptr, nullptr, recvcounts, nullptr \
+  }
+#define PATCOLL_UNIFORM_scatter_reduction_v(c)                                                        \
+  ::patcoll::mpi::NativeCall {                                                                        \
+    c, send, recv, 0, count, type, MPI_DATATYPE_NULL, op, 0, comm, nullptr, nullptr,                  \
+        ::patcoll::mpi::uniform_counts(comm, count), nullptr                                          \
+  }
+#define PATCOLL_PMPI_ARGS_scatter_reduction_v(n) n.sendbuf, n.recvbuf, n.recvcounts, n.sendtype, n.op, n.comm

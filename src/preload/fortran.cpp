@@ -113,6 +113,20 @@ static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays passed as
         MPI_OP_NULL, 0, MPI_Comm_f2c(*c), nullptr, nullptr, reinterpret_cast<const int *>(rn),             \
         reinterpret_cast<const int *>(rd)                                                                  \
   }
+#define PATCOLL_FORTRAN_PARAMS_scatter_reduction \
+  void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *c
+#define PATCOLL_FORTRAN_CALL_scatter_reduction(coll)                                                       \
+  NativeCall {                                                                                             \
+    coll, c_buffer(s), c_buffer(r), 0, static_cast<int>(*n), MPI_Type_f2c(*t), MPI_DATATYPE_NULL,          \
+        MPI_Op_f2c(*o), 0, MPI_Comm_f2c(*c)                                                                \
+  }
+#define PATCOLL_FORTRAN_PARAMS_scatter_reduction_v \
+  void *s, void *r, MPI_Fint *rn, MPI_Fint *t, MPI_Fint *o, MPI_Fint *c
+#define PATCOLL_FORTRAN_CALL_scatter_reduction_v(coll)                                                     \
+  NativeCall {                                                                                             \
+    coll, c_buffer(s), c_buffer(r), 0, 0, MPI_Type_f2c(*t), MPI_DATATYPE_NULL, MPI_Op_f2c(*o), 0,          \
+        MPI_Comm_f2c(*c), nullptr, nullptr, reinterpret_cast<const int *>(rn), nullptr                     \
+  }
 
 // Every name Open MPI's Fortran libraries export for a collective
 // (nm -D libmpi_mpifh.so: MPI_REDUCE, mpi_reduce, mpi_reduce_, mpi_reduce__;

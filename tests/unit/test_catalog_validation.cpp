@@ -35,19 +35,22 @@ std::vector<int> roots_for(int procs) {
   return {0, procs / 2, procs - 1};
 }
 
-// Every rank's result is P blocks in the all-gathering collectives: there
+// Every rank's result (reduce-scatter: input) is P blocks in the
+// all-gathering (reduce-scattering) collectives: there
 // count 1000 runs up to P = 17 only (the symbolic values of P·1000
 // elements at P ranks make the larger cases slow, and add no path).
 std::vector<std::int64_t> counts_for(int procs, Collective collective) {
   std::set<std::int64_t> counts{0, 1, std::max(0, procs - 1), procs, procs + 1, 1000};
-  if (traits(collective).recv_elsewhere == Extent::whole && procs > 17) counts.erase(1000);
+  const CollectiveTraits &t = traits(collective);
+  if ((t.recv_elsewhere == Extent::whole || t.send_elsewhere == Extent::whole) && procs > 17) counts.erase(1000);
   return {counts.begin(), counts.end()};
 }
 
-// allgatherv's blocks for a `count` of the matrix: every third rank sends
-// nothing, the others count + (r mod 4) elements; count 0 = all empty.
+// allgatherv's and reduce_scatter's blocks for a `count` of the matrix:
+// every third rank's block is empty, the others count + (r mod 4)
+// elements; count 0 = all empty.
 std::vector<std::int64_t> v_counts(Collective collective, int procs, std::int64_t count) {
-  if (collective != Collective::allgatherv) return {};
+  if (collective != Collective::allgatherv && collective != Collective::reduce_scatter) return {};
   std::vector<std::int64_t> counts(static_cast<std::size_t>(procs), 0);
   if (count == 0) return counts;
   for (int r = 0; r < procs; ++r) counts[static_cast<std::size_t>(r)] = r % 3 == 1 ? 0 : count + r % 4;

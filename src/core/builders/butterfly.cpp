@@ -326,4 +326,43 @@ Program butterfly_allgather(const Params &params, int rank, std::vector<int> rad
   return program;
 }
 
+Program butterfly_reduce_scatter(const Params &params, int rank, std::vector<int> radix) {
+  Program program{rank, params.procs, 0, {}};
+  const std::int64_t n = total(params);
+  if (n == 0) return program;
+  const Butterfly b(params.procs, rank, std::move(radix), -1);
+  const int rounds = static_cast<int>(b.radix.size());
+  append_fold(program, b, Buffer::scratch, n);
+  const std::int64_t mine = block_count(params, rank), begin = block_offset(params, rank);
+  // Rank `r`'s block within member `index`'s final slice.
+  auto overlap = [&](int index, int r) {
+    const Span s = b.slice(index, rounds, n);
+    const std::int64_t lo = std::max(s.offset, block_offset(params, r));
+    const std::int64_t hi = std::min(s.offset + s.count, block_offset(params, r) + block_count(params, r));
+    return Span{lo, std::max<std::int64_t>(0, hi - lo)};
+  };
+  std::vector<Op> ops;
+  if (!b.folds_away(rank)) {
+    program.scratch_count = n;
+    append_reduce_scatter(program, b, Buffer::scratch, n);
+    const int index = b.member_index(rank);
+    for (int r = 0; r < params.procs; ++r) {
+      const Span part = overlap(index, r);
+      if (part.count == 0) continue;
+      if (r == rank)
+        ops.push_back(copy_op(scratch_buf(part.offset, part.count), recv_buf(part.offset - begin, part.count)));
+      else
+        ops.push_back(send_op(r, scratch_buf(part.offset, part.count)));
+    }
+  }
+  if (mine > 0)
+    for (int index = 0; index < b.members; ++index) {
+      const int from = b.member_rank(index);
+      const Span part = overlap(index, rank);
+      if (from != rank && part.count > 0) ops.push_back(recv_op(from, recv_buf(part.offset - begin, part.count), Combine::store));
+    }
+  add_step(program, std::move(ops), 1 + rounds);
+  return program;
+}
+
 }  // namespace patcoll::core

@@ -32,6 +32,11 @@
 //                   it on digits ≥ i (a contiguous range of ranks), and in
 //                   round i it sends that range to its group and receives
 //                   theirs; the kept ranks send the whole result back.
+//   block scatter   (reduce_scatter/recursive_halving) after the fold and
+//                   the reduce-scatter of the whole vector, member x holds
+//                   the reduced slice(x); every rank r then receives the
+//                   parts of its block (core/layout.hpp) from the members
+//                   whose slices they fall in, one round, stores only.
 // Rank order: a member's data after round i covers a contiguous range of
 // member indices, the group members' ranges are adjacent and in digit order,
 // and the fold pairs adjacent ranks, so combining the group nearest-first
@@ -93,5 +98,8 @@ Program butterfly_allreduce(const Params &, int rank, std::vector<int> radix);
 Program exchange_allreduce(const Params &, int rank, std::vector<int> radix);
 // allgather(v): fold (blocks), block-range exchanges, unfold (the whole result).
 Program butterfly_allgather(const Params &, int rank, std::vector<int> radix);
+// reduce_scatter(_block): fold, reduce-scatter of the whole vector in
+// scratch, block scatter to every rank's block (result at recv's start).
+Program butterfly_reduce_scatter(const Params &, int rank, std::vector<int> radix);
 
 }  // namespace patcoll::core

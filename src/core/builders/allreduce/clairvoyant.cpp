@@ -40,6 +40,7 @@
 
 #include "../classic.hpp"
 #include "../pap.hpp"
+#include "../plan_choice.hpp"
 #include "../../simulate.hpp"
 
 namespace patcoll::core {
@@ -367,13 +368,6 @@ Params group_params(const Params &params, int members) {
   return group;
 }
 
-double simulated_run_time(const Params &params, const std::vector<Program> &programs, double *elapsed) {
-  const SimulateResult result = simulate(params, programs);
-  if (!result.error.empty()) return std::numeric_limits<double>::infinity();
-  if (elapsed) *elapsed = result.average_elapsed;
-  return result.run_time;
-}
-
 // Formula estimates for the plan above kSimulatedProcs ranks (β' = β+γ):
 // ring 2(P−1)α + 2((P−1)/P)mβ'; rabenseifner 2⌈log2 P⌉α + 2((P'−1)/P')mβ'
 // over the largest power of two P' ≤ P, plus 2(α + mβ') for the
@@ -502,20 +496,12 @@ ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &params) {
     }
     return best;
   }
-  double best_elapsed = std::numeric_limits<double>::infinity();
+  PlanChoice<ClairvoyantAllreducePlan> choice;  // plan_choice.hpp
   auto consider = [&](ClairvoyantAllreducePlan plan) {
-    double elapsed = 0;
-    plan.predicted_run_time = simulated_run_time(params, build_clairvoyant_allreduce(params, plan), &elapsed);
-    // A candidate must win by more than rounding noise to replace an earlier one.
-    const double margin = std::isfinite(best.predicted_run_time) ? 1e-9 * best.predicted_run_time : 0.0;
-    if (!std::isfinite(best.predicted_run_time) || plan.predicted_run_time < best.predicted_run_time - margin ||
-        (plan.predicted_run_time <= best.predicted_run_time + margin && elapsed < best_elapsed - margin)) {
-      best = plan;
-      best_elapsed = elapsed;
-    }
+    choice.consider(plan, params, build_clairvoyant_allreduce(params, plan));
   };
   for (const GroupShape &shape : kShapes) consider({0, shape.name, 0, 0});
-  if (!has_pats) return best;
+  if (!has_pats) return choice.best();
   const int max_folded = std::min(procs - 1, kMaxFolded);
   for (int folded = 1; folded <= max_folded; ++folded) {
     consider({folded, kGroupReduce, 0, 0});  // first: of equally fast plans, the one that moves the fewest bytes
@@ -524,7 +510,7 @@ ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &params) {
       consider({folded, shape.name, 0, 0});
     }
   }
-  return best;
+  return choice.best();
 }
 
 std::vector<Program> allreduce_clairvoyant(const Params &params) {

@@ -63,7 +63,10 @@ TEST(Traits, InPlaceIsAllowedAtTheRootOfARootedCollectiveAndAtEveryRankOfTheOthe
 
 TEST(Traits, OnlyReductionsCombine) {
   for (const CollectiveTraits &t : collectives())
-    EXPECT_EQ(t.combines, t.collective == Collective::reduce || t.collective == Collective::allreduce) << t.name;
+    EXPECT_EQ(t.combines, t.collective == Collective::reduce || t.collective == Collective::allreduce ||
+                              t.collective == Collective::reduce_scatter_block ||
+                              t.collective == Collective::reduce_scatter)
+        << t.name;
 }
 
 TEST(Restrictions, ScheduleBasedAlgorithmsHaveAGeneratorThatBuildsAllRanksAtOnce) {

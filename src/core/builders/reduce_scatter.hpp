@@ -26,13 +26,14 @@ Program reduce_scatter_pairwise(const Params &, int rank);
 // MPI_Reduce_scatter(_block), PAP-aware (reduce_scatter/clairvoyant.cpp;
 // docs/results/reduce-scatter.md). The plan: the last `folded` ranks in
 // arrival order are folded in one by one (0: the classic `group_shape`
-// over all ranks in rank order); the others (the group) first run a ring
-// reduce-scatter among themselves in arrival order, over their own blocks
-// and the late ranks' (each late rank's block at one member, its holder).
-// The fold of late rank L, as it arrives: L sends every other rank's part
-// of its vector to that rank (a later late rank's to its holder) and
-// receives its block's partial sum from its holder: (P − 1)/P of its
-// vector out, one block in.
+// over all ranks in rank order); the others (the group, n ranks) first run
+// a ring reduce-scatter among themselves in arrival order, over their own
+// blocks and the late ranks' (each late rank's block cut into n pieces,
+// piece q kept by the member at position q). The fold of late rank L, as
+// it arrives: L sends every other rank's part of its vector to that rank
+// (a later late rank's pieces to their members) and receives its block's
+// partial sums, piece by piece, from the members: (P − 1)/P of its vector
+// out, one block in.
 struct ClairvoyantReduceScatterPlan {
   int folded = 0;
   std::string_view group_shape = "ring";  // folded = 0: ring, recursive_halving or pairwise; else ring
@@ -44,8 +45,5 @@ ClairvoyantReduceScatterPlan plan_clairvoyant_reduce_scatter(const Params &);
 std::vector<Program> build_clairvoyant_reduce_scatter(const Params &, const ClairvoyantReduceScatterPlan &);
 std::vector<Program> reduce_scatter_clairvoyant(const Params &);  // = build(plan(params))
 Program reduce_scatter_clairvoyant_rank(const Params &, int rank);
-// The member of `group` (arrival order) that holds the partial sum of the
-// j-th folded rank's block until that rank arrives.
-int clairvoyant_reduce_scatter_holder(const std::vector<int> &group, int j);
 
 }  // namespace patcoll::core

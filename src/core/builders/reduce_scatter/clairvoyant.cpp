@@ -7,17 +7,20 @@
 // first P − k form the group G = g_0 … g_{n−1}, the last k are folded in
 // one by one, in arrival order.
 //   1. G runs a ring reduce-scatter among itself, in arrival order, while
-//      the late ranks compute. Its vector is every rank's block: member g_i
-//      owns its own block and the blocks of the late ranks it holds
-//      (clairvoyant_reduce_scatter_holder), which it copies next to its own
-//      in scratch, so the ring's block i is one region (ring.hpp's
-//      per-rank layout). After n − 1 steps g_i holds S_G of its blocks.
+//      the late ranks compute. Its vector is every rank's block: member g_q
+//      owns its own block and piece q of every late rank's block (each cut
+//      into n pieces), which it copies next to its own in scratch, so the
+//      ring's block q is one region (ring.hpp's per-rank layout) and the
+//      ring's blocks grow evenly (one member holding a whole late block
+//      would slow every step it sends in). After n − 1 steps g_q holds S_G
+//      of its blocks.
 //   2. Fold of late rank L_j as it arrives: L_j sends its part of every
-//      other rank's block to that rank — to a later late rank's holder
-//      while that rank has not arrived — and receives its own block's
-//      partial sum (S_G plus the earlier late ranks' parts) from its
-//      holder: (P − 1)/P of its vector out, one block in, the least any
-//      algorithm can leave for a rank that arrives last (core/bound.cpp).
+//      other rank's block to that rank — a later late rank's pieces to
+//      their members while it has not arrived — and receives its own
+//      block's partial sums (S_G plus the earlier late ranks' parts) piece
+//      by piece from the members: (P − 1)/P of its vector out, one block
+//      in, the least any algorithm can leave for a rank that arrives last
+//      (core/bound.cpp).
 // The plan (k, and the classic shape for k = 0) is the candidate with the
 // least simulated run time under Params::cost and the PATs (plan_choice.hpp,
 // the allreduce clairvoyant's rule); k = 0 is the classic algorithm itself
@@ -54,59 +57,80 @@ const GroupShape &shape_named(std::string_view name) {
   return kShapes[0];
 }
 
+// Where the group keeps the blocks in scratch during the fold: member
+// position q's ring block is its own block followed by piece q of every
+// late rank's block (block_span over the n members, fold order), so the
+// ring's blocks grow evenly.
+struct GroupLayout {
+  std::vector<std::int64_t> own_at;                // per rank: its block's offset at itself (members)
+  std::vector<std::vector<std::int64_t>> piece_at;  // [late j][position q]: piece q's offset at member q
+  Params inner;                                     // the ring's per-position layout
+};
+
+Span late_piece(const Params &params, int late_rank, int members, int position) {
+  return block_span(block_count(params, late_rank), members, position);
+}
+
+GroupLayout group_layout(const Params &params, const std::vector<int> &group, const std::vector<int> &late) {
+  const int n = static_cast<int>(group.size());
+  GroupLayout layout;
+  layout.own_at.assign(static_cast<std::size_t>(params.procs), 0);
+  layout.piece_at.assign(late.size(), std::vector<std::int64_t>(static_cast<std::size_t>(n), 0));
+  layout.inner.collective = params.collective;
+  layout.inner.procs = n;
+  layout.inner.counts.assign(static_cast<std::size_t>(n), 0);
+  std::int64_t offset = 0;
+  for (int q = 0; q < n; ++q) {
+    const std::int64_t start = offset;
+    layout.own_at[static_cast<std::size_t>(group[static_cast<std::size_t>(q)])] = offset;
+    offset += block_count(params, group[static_cast<std::size_t>(q)]);
+    for (std::size_t j = 0; j < late.size(); ++j) {
+      layout.piece_at[j][static_cast<std::size_t>(q)] = offset;
+      offset += late_piece(params, late[j], n, q).count;
+    }
+    layout.inner.counts[static_cast<std::size_t>(q)] = offset - start;
+  }
+  return layout;
+}
+
 // Appends the group's ring reduce-scatter (rounds 0 … n) to its members'
-// Programs. `holder_of[i]`: the group position holding late rank i's block.
-// Returns where every block sits in the members' scratch.
-std::vector<std::int64_t> append_group(std::vector<Program> &programs, const Params &params, const std::vector<int> &group,
-                  const std::vector<int> &late, const std::vector<int> &holder_of) {
+// Programs: every block copied to its place in scratch, the ring over the
+// positions, the member's own block to its receive buffer.
+void append_group(std::vector<Program> &programs, const Params &params, const std::vector<int> &group,
+                  const std::vector<int> &late, const GroupLayout &layout) {
   const int n = static_cast<int>(group.size());
   const std::int64_t whole = total(params);
-  // Scratch layout: position by position, the member's block, then those of
-  // the late ranks it holds (in fold order).
-  std::vector<std::int64_t> at(static_cast<std::size_t>(params.procs), 0);
-  Params inner;
-  inner.collective = params.collective;
-  inner.procs = n;
-  inner.counts.assign(static_cast<std::size_t>(n), 0);
-  std::int64_t offset = 0;
-  for (int i = 0; i < n; ++i) {
-    auto place = [&](int r) {
-      at[static_cast<std::size_t>(r)] = offset;
-      offset += block_count(params, r);
-      inner.counts[static_cast<std::size_t>(i)] += block_count(params, r);
-    };
-    place(group[static_cast<std::size_t>(i)]);
-    for (std::size_t j = 0; j < late.size(); ++j)
-      if (holder_of[j] == i) place(late[j]);
-  }
   std::vector<Op> copies;
-  for (int r = 0; r < params.procs; ++r) {
-    const std::int64_t c = block_count(params, r);
-    if (c > 0) copies.push_back(copy_op(send_buf(block_offset(params, r), c), scratch_buf(at[static_cast<std::size_t>(r)], c)));
+  for (int q = 0; q < n; ++q) {
+    const int g = group[static_cast<std::size_t>(q)];
+    const std::int64_t c = block_count(params, g);
+    if (c > 0) copies.push_back(copy_op(send_buf(block_offset(params, g), c), scratch_buf(layout.own_at[static_cast<std::size_t>(g)], c)));
+    for (std::size_t j = 0; j < late.size(); ++j) {
+      const Span piece = late_piece(params, late[j], n, q);
+      if (piece.count > 0)
+        copies.push_back(copy_op(send_buf(block_offset(params, late[j]) + piece.offset, piece.count),
+                                 scratch_buf(layout.piece_at[j][static_cast<std::size_t>(q)], piece.count)));
+    }
   }
-  for (int i = 0; i < n; ++i) {
-    const int g = group[static_cast<std::size_t>(i)];
-    Program positional{i, n, whole, {}};
+  for (int q = 0; q < n; ++q) {
+    const int g = group[static_cast<std::size_t>(q)];
+    Program positional{q, n, whole, {}};
     add_step(positional, copies, 0);
     Ring ring;
     ring.procs = n;
-    ring.rank = i;
+    ring.rank = q;
     ring.count = whole;
-    ring.layout = &inner;
+    ring.layout = &layout.inner;
     append_ring_reduce_scatter(positional, ring, Buffer::scratch, false, 1);
     Program &program = programs[static_cast<std::size_t>(g)];
     append_over_positions(program, positional, group);
     const std::int64_t mine = block_count(params, g);
-    if (mine > 0) add_step(program, {copy_op(scratch_buf(at[static_cast<std::size_t>(g)], mine), recv_buf(0, mine))}, n);
+    if (mine > 0)
+      add_step(program, {copy_op(scratch_buf(layout.own_at[static_cast<std::size_t>(g)], mine), recv_buf(0, mine))}, n);
   }
-  return at;
 }
 
 }  // namespace
-
-int clairvoyant_reduce_scatter_holder(const std::vector<int> &group, int j) {
-  return group[static_cast<std::size_t>(j) % group.size()];
-}
 
 std::vector<Program> build_clairvoyant_reduce_scatter(const Params &params, const ClairvoyantReduceScatterPlan &plan) {
   const int procs = params.procs;
@@ -122,39 +146,47 @@ std::vector<Program> build_clairvoyant_reduce_scatter(const Params &params, cons
   const std::vector<int> order = arrival_order(params);
   const std::vector<int> group(order.begin(), order.end() - folded), late(order.end() - folded, order.end());
   const int n = static_cast<int>(group.size());
-  std::vector<int> holder_of, position(static_cast<std::size_t>(procs), -1), late_index(static_cast<std::size_t>(procs), -1);
-  for (int i = 0; i < n; ++i) position[static_cast<std::size_t>(group[static_cast<std::size_t>(i)])] = i;
-  for (int j = 0; j < folded; ++j) {
-    late_index[static_cast<std::size_t>(late[static_cast<std::size_t>(j)])] = j;
-    holder_of.push_back(position[static_cast<std::size_t>(clairvoyant_reduce_scatter_holder(group, j))]);
-  }
-  const std::vector<std::int64_t> at = append_group(programs, params, group, late, holder_of);
+  std::vector<int> late_index(static_cast<std::size_t>(procs), -1);
+  for (int j = 0; j < folded; ++j) late_index[static_cast<std::size_t>(late[static_cast<std::size_t>(j)])] = j;
+  const GroupLayout layout = group_layout(params, group, late);
+  append_group(programs, params, group, late, layout);
   for (int j = 0; j < folded; ++j) {
     const int L = late[static_cast<std::size_t>(j)], round = n + 1 + j;
-    const int holder = group[static_cast<std::size_t>(holder_of[static_cast<std::size_t>(j)])];
-    // Where L's part of rank r's block goes: r itself unless r is a late
-    // rank not yet folded, whose holder keeps its partial sum.
-    auto target = [&](int r) {
-      const int i = late_index[static_cast<std::size_t>(r)];
-      return i > j ? group[static_cast<std::size_t>(holder_of[static_cast<std::size_t>(i)])] : r;
-    };
+    const std::int64_t own = block_count(params, L), base = block_offset(params, L);
     std::vector<std::vector<Op>> ops(static_cast<std::size_t>(procs));
-    const std::int64_t own = block_count(params, L);
     std::vector<Op> &late_ops = ops[static_cast<std::size_t>(L)];
     // L's block accumulates in scratch: under MPI_IN_PLACE its receive
     // buffer still holds the parts it sends in this step.
-    if (own > 0) late_ops.push_back(copy_op(send_buf(block_offset(params, L), own), scratch_buf(0, own)));
-    for (int r = 0; r < procs; ++r) {  // rank order on both sides: the k-th send meets the k-th receive
+    if (own > 0) late_ops.push_back(copy_op(send_buf(base, own), scratch_buf(0, own)));
+    // Rank order on both sides: the k-th send from L to a rank meets that
+    // rank's k-th receive from L.
+    for (int r = 0; r < procs; ++r) {
       const std::int64_t c = block_count(params, r);
       if (r == L || c == 0) continue;
-      const int to = target(r);
-      late_ops.push_back(send_op(to, send_buf(block_offset(params, r), c)));
-      ops[static_cast<std::size_t>(to)].push_back(
-          recv_op(L, to == r ? recv_buf(0, c) : scratch_buf(at[static_cast<std::size_t>(r)], c), Combine::left));
+      const int i = late_index[static_cast<std::size_t>(r)];
+      if (i < j) {  // a member or a late rank folded before: the part goes to r
+        late_ops.push_back(send_op(r, send_buf(block_offset(params, r), c)));
+        ops[static_cast<std::size_t>(r)].push_back(recv_op(L, recv_buf(0, c), Combine::left));
+        continue;
+      }
+      for (int q = 0; q < n; ++q) {  // a late rank still to come: its pieces go to their members
+        const Span piece = late_piece(params, r, n, q);
+        if (piece.count == 0) continue;
+        const int member = group[static_cast<std::size_t>(q)];
+        late_ops.push_back(send_op(member, send_buf(block_offset(params, r) + piece.offset, piece.count)));
+        ops[static_cast<std::size_t>(member)].push_back(
+            recv_op(L, scratch_buf(layout.piece_at[static_cast<std::size_t>(i)][static_cast<std::size_t>(q)], piece.count),
+                    Combine::left));
+      }
     }
-    if (own > 0) {
-      ops[static_cast<std::size_t>(holder)].push_back(send_op(L, scratch_buf(at[static_cast<std::size_t>(L)], own)));
-      late_ops.push_back(recv_op(holder, scratch_buf(0, own), Combine::left));
+    // L's block: piece q's partial sum from member q.
+    for (int q = 0; q < n; ++q) {
+      const Span piece = late_piece(params, L, n, q);
+      if (piece.count == 0) continue;
+      const int member = group[static_cast<std::size_t>(q)];
+      ops[static_cast<std::size_t>(member)].push_back(
+          send_op(L, scratch_buf(layout.piece_at[static_cast<std::size_t>(j)][static_cast<std::size_t>(q)], piece.count)));
+      late_ops.push_back(recv_op(member, scratch_buf(piece.offset, piece.count), Combine::left));
     }
     for (int r = 0; r < procs; ++r)
       if (!ops[static_cast<std::size_t>(r)].empty())

@@ -141,6 +141,14 @@ int run_int(core::Collective c, const std::string &algorithm, const int *send, i
       return PAT_Alltoallv_with(name, send, counts.data(), displs.data(), MPI_INT, recv, counts.data(), displs.data(),
                                 MPI_INT, comm);
     }
+    case core::Collective::reduce_scatter_block:  // `send` holds P blocks of `count`
+      return PAT_Reduce_scatter_block_with(name, send, recv, count, MPI_INT, MPI_SUM, comm);
+    case core::Collective::reduce_scatter: {
+      int size = 1;
+      MPI_Comm_size(comm, &size);
+      const std::vector<int> counts(static_cast<std::size_t>(size), count);
+      return PAT_Reduce_scatter_with(name, send, recv, counts.data(), MPI_INT, MPI_SUM, comm);
+    }
   }
   return MPI_ERR_ARG;
 }

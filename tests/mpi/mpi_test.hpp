@@ -54,7 +54,8 @@ bool same_on_every_rank(MPI_Comm comm, const std::string &text);
 
 // One blocking collective by algorithm name on MPI_INT (reduce/allreduce
 // with MPI_SUM): `count` elements, per rank for scatter and gather, per pair
-// for alltoall(v) (packed); bcast: the root's `send` into every rank's `recv`.
+// for alltoall(v) (packed), per block for reduce_scatter(_block) (`send`
+// holds P blocks); bcast: the root's `send` into every rank's `recv`.
 int run_int(core::Collective c, const std::string &algorithm, const int *send, int *recv, int count, int root,
             MPI_Comm comm);
 

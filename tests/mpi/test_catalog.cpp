@@ -49,6 +49,8 @@ const char *environment_name(Collective c) {
     case Collective::alltoallv: return "PATCOLL_ALLTOALLV";
     case Collective::allgather: return "PATCOLL_ALLGATHER";
     case Collective::allgatherv: return "PATCOLL_ALLGATHERV";
+    case Collective::reduce_scatter_block: return "PATCOLL_REDUCE_SCATTER_BLOCK";
+    case Collective::reduce_scatter: return "PATCOLL_REDUCE_SCATTER";
   }
   return "";
 }
@@ -101,6 +103,12 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
       case Collective::allgatherv:
         rc = PAT_Iallgatherv_with(name, send, kCount, MPI_INT, recv, v_counts(), v_displs(), MPI_INT, comm, &handle);
         break;
+      case Collective::reduce_scatter_block:
+        rc = PAT_Ireduce_scatter_block_with(name, send, recv, kCount, MPI_INT, MPI_SUM, comm, &handle);
+        break;
+      case Collective::reduce_scatter:
+        rc = PAT_Ireduce_scatter_with(name, send, recv, v_counts(), MPI_INT, MPI_SUM, comm, &handle);
+        break;
     }
     if (rc != MPI_SUCCESS) return rc;
     return patcoll::test::complete_nonblocking(handle);
@@ -139,6 +147,14 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
         rc = PAT_Allgatherv_init_with(name, send, kCount, MPI_INT, recv, v_counts(), v_displs(), MPI_INT, comm,
                                       MPI_INFO_NULL, &handle);
         break;
+      case Collective::reduce_scatter_block:
+        rc = PAT_Reduce_scatter_block_init_with(name, send, recv, kCount, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL,
+                                                &handle);
+        break;
+      case Collective::reduce_scatter:
+        rc = PAT_Reduce_scatter_init_with(name, send, recv, v_counts(), MPI_INT, MPI_SUM, comm, MPI_INFO_NULL,
+                                          &handle);
+        break;
     }
     if (rc != MPI_SUCCESS) return rc;
     return patcoll::test::run_persistent(handle);
@@ -172,6 +188,12 @@ int call(Collective c, Route route, const char *name, const int *send, int *recv
       return explicit_name
                  ? PAT_Allgatherv_with(name, send, kCount, MPI_INT, recv, v_counts(), v_displs(), MPI_INT, comm)
                  : PAT_Allgatherv(send, kCount, MPI_INT, recv, v_counts(), v_displs(), MPI_INT, comm);
+    case Collective::reduce_scatter_block:
+      return explicit_name ? PAT_Reduce_scatter_block_with(name, send, recv, kCount, MPI_INT, MPI_SUM, comm)
+                           : PAT_Reduce_scatter_block(send, recv, kCount, MPI_INT, MPI_SUM, comm);
+    case Collective::reduce_scatter:
+      return explicit_name ? PAT_Reduce_scatter_with(name, send, recv, v_counts(), MPI_INT, MPI_SUM, comm)
+                           : PAT_Reduce_scatter(send, recv, v_counts(), MPI_INT, MPI_SUM, comm);
   }
   return MPI_ERR_ARG;
 }
@@ -190,6 +212,10 @@ bool correct_and_reported(Collective c, Route route, const std::string &name, co
     recv.assign(send.size(), -1);
     for (int d = 0; d < g_size; ++d)
       for (int i = 0; i < kCount; ++i) send[static_cast<std::size_t>(d * kCount + i)] = 1000 * g_rank + 100 * d + i;
+  } else if (c == Collective::reduce_scatter_block || c == Collective::reduce_scatter) {  // element j: 1000·rank + j
+    send.resize(static_cast<std::size_t>(kCount) * g_size);
+    recv.assign(kCount, -1);
+    for (std::size_t j = 0; j < send.size(); ++j) send[j] = 1000 * g_rank + static_cast<int>(j);
   } else if (c == Collective::scatter) {
     recv.assign(kCount, -1);
     for (int r = 0; r < g_size; ++r)
@@ -238,6 +264,10 @@ bool correct_and_reported(Collective c, Route route, const std::string &name, co
       case Collective::allgather:
       case Collective::allgatherv:
         for (int r = 0; r < g_size; ++r) ok = ok && recv[static_cast<std::size_t>(r * kCount + i)] == 1000 * r + i;
+        break;
+      case Collective::reduce_scatter_block:
+      case Collective::reduce_scatter:
+        ok = ok && recv[static_cast<std::size_t>(i)] == sum + g_size * g_rank * kCount;
         break;
     }
   }

@@ -1,6 +1,7 @@
 /* An ordinary MPI program (no patcoll header) for the preload shim tests.
  *
- * It calls MPI_Reduce, MPI_Allreduce, MPI_Scatter, MPI_Gather, MPI_Bcast, MPI_Allgather(v) and MPI_Alltoall on
+ * It calls MPI_Reduce, MPI_Allreduce, MPI_Scatter, MPI_Gather, MPI_Bcast, MPI_Allgather(v), MPI_Alltoall and
+ * MPI_Reduce_scatter(_block) on
  * MPI_COMM_WORLD, on a split and on a duplicated communicator, and on an
  * intercommunicator: counts 0, 1, 7, 1000 and 40000, every root position
  * that matters, MPI_IN_PLACE, predefined ops, a commutative and a
@@ -275,6 +276,57 @@ static void alltoalls(MPI_Comm comm, const char *name) {
   }
 }
 
+/* --- reduce-scatter -------------------------------------------------------- */
+
+static void reduce_scatters(MPI_Comm comm, const char *name) {
+  static const int counts[] = {0, 1, 7, 1000}; /* ints per block */
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int *vcounts = malloc(sizeof(int) * (size_t)size);
+  for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ++ci) {
+    const int count = counts[ci];
+    const size_t whole = (size_t)count * (size_t)size, bytes = sizeof(int) * (size_t)count;
+    int *send = malloc(sizeof(int) * whole + 16), *got = malloc(sizeof(int) * whole + 16),
+        *want = malloc(sizeof(int) * whole + 16);
+    fill_int(send, (int)whole, rank, 17);
+    /* plain */
+    memset(got, 0xAB, sizeof(int) * whole + 16);
+    memset(want, 0xAB, sizeof(int) * whole + 16);
+    int rc = MPI_Reduce_scatter_block(send, got, count, MPI_INT, MPI_SUM, comm);
+    PMPI_Reduce_scatter_block(send, want, count, MPI_INT, MPI_SUM, comm);
+    check(rc == MPI_SUCCESS, "MPI_Reduce_scatter_block", name, count, -1);
+    compare(got, want, bytes + 16, "MPI_Reduce_scatter_block", name, count, -1);
+    /* in place: the whole vector in recvbuf, the block's result at its start */
+    memcpy(got, send, sizeof(int) * whole);
+    rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, got, count, MPI_INT, MPI_SUM, comm);
+    check(rc == MPI_SUCCESS, "MPI_Reduce_scatter_block in place", name, count, -1);
+    compare(got, want, bytes, "MPI_Reduce_scatter_block in place", name, count, -1);
+    /* unequal blocks, every third one empty, a non-commutative op on matrices */
+    for (int r = 0; r < size; ++r) vcounts[r] = r % 3 == 1 ? 0 : (count + r % 4) / 4 * 4;
+    int total = 0;
+    for (int r = 0; r < size; ++r) total += vcounts[r];
+    if ((size_t)total <= whole) {
+      const size_t own = sizeof(int) * (size_t)vcounts[rank];
+      memset(got, 0xAB, own + 16);
+      memset(want, 0xAB, own + 16);
+      for (int r = 0; r < size; ++r) vcounts[r] /= 4;
+      rc = MPI_Reduce_scatter(send, got, vcounts, g_mat, g_matmul, comm);
+      PMPI_Reduce_scatter(send, want, vcounts, g_mat, g_matmul, comm);
+      check(rc == MPI_SUCCESS, "MPI_Reduce_scatter matrices", name, count, -1);
+      compare(got, want, own + 16, "MPI_Reduce_scatter matrices", name, count, -1);
+      rc = MPI_Reduce_scatter(send, got, vcounts, MPI_INT, MPI_SUM, comm);
+      PMPI_Reduce_scatter(send, want, vcounts, MPI_INT, MPI_SUM, comm);
+      check(rc == MPI_SUCCESS, "MPI_Reduce_scatter", name, count, -1);
+      compare(got, want, own / 4 + 16, "MPI_Reduce_scatter", name, count, -1);
+    }
+    free(send);
+    free(got);
+    free(want);
+  }
+  free(vcounts);
+}
+
 /* --- broadcast ------------------------------------------------------------ */
 
 static void broadcasts(MPI_Comm comm, const char *name) {
@@ -462,6 +514,7 @@ int main(int argc, char **argv) {
     allgathers(comms[c], names[c]);
     broadcasts(comms[c], names[c]);
     alltoalls(comms[c], names[c]);
+    reduce_scatters(comms[c], names[c]);
   }
   /* MPICH as packaged by Debian does not check arguments (it crashes on
    * them), so the error cases run only when asked for. */

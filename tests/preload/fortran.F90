@@ -1,6 +1,7 @@
 ! A plain Fortran MPI program (no patcoll in sight) for the shim tests:
 ! MPI_REDUCE, MPI_ALLREDUCE, MPI_SCATTER, MPI_GATHER (blocking, and
-! non-blocking with MPI_WAIT, MPI_TEST, MPI_WAITALL), MPI_BCAST, MPI_ALLGATHER(V) and MPI_ALLTOALL with Fortran
+! non-blocking with MPI_WAIT, MPI_TEST, MPI_WAITALL), MPI_BCAST, MPI_ALLGATHER(V), MPI_ALLTOALL and
+! MPI_REDUCE_SCATTER(_BLOCK) (and MPI_IREDUCE_SCATTER_BLOCK) with Fortran
 ! datatypes (INTEGER, DOUBLE PRECISION, LOGICAL), predefined and user ops,
 ! MPI_IN_PLACE at the root, several roots, MPI_COMM_WORLD and a split
 ! communicator. Built three times: BINDING 1 = include 'mpif.h',
@@ -145,6 +146,28 @@ program shim_fortran
     call MPI_ALLTOALL(MPI_IN_PLACE, n, MPI_INTEGER, ipairs, n, MPI_INTEGER, comms(c), ierr)
     call verdict(ierr)
     call add_ints(ipairs, n * csize)
+
+    ! MPI_REDUCE_SCATTER_BLOCK, INTEGER blocks of n, then in place;
+    ! MPI_REDUCE_SCATTER with unequal counts (every third rank's block empty)
+    do k = 1, n * csize
+      iall(k) = mod(crank * 31 + k * 7, 13) - 6
+    end do
+    iblock = -5
+    call MPI_REDUCE_SCATTER_BLOCK(iall, iblock, n, MPI_INTEGER, MPI_SUM, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iblock, n)
+    ipairs(1 : n * csize) = iall(1 : n * csize)
+    call MPI_REDUCE_SCATTER_BLOCK(MPI_IN_PLACE, ipairs, n, MPI_INTEGER, MPI_SUM, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(ipairs, n)
+    do k = 1, csize
+      vcounts(k) = n - mod(k - 1, 4)
+      if (mod(k - 1, 3) == 1) vcounts(k) = 0
+    end do
+    iblock = -5
+    call MPI_REDUCE_SCATTER(iall, iblock, vcounts, MPI_INTEGER, MPI_SUM, comms(c), ierr)
+    call verdict(ierr)
+    call add_ints(iblock, vcounts(crank + 1))
 
     ! MPI_ALLGATHER plain and in place; MPI_ALLGATHERV with unequal counts
     ! (every third rank sends nothing) in reverse rank order
@@ -291,6 +314,17 @@ program shim_fortran
   call MPI_WAIT(reqs(1), MPI_STATUS_IGNORE, ierr)
   call verdict(ierr)
   call add_ints(ipairs, n * size)
+
+  ! MPI_IREDUCE_SCATTER_BLOCK + MPI_WAIT
+  do k = 1, n * size
+    iall(k) = 1000 * rank + k
+  end do
+  iblock = -5
+  call MPI_IREDUCE_SCATTER_BLOCK(iall, iblock, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, reqs(1), ierr)
+  call verdict(ierr)
+  call MPI_WAIT(reqs(1), MPI_STATUS_IGNORE, ierr)
+  call verdict(ierr)
+  call add_ints(iblock, n)
 
 #if BINDING != 3
   call MPI_OP_FREE(user_op, ierr)

@@ -194,6 +194,30 @@ int main(int argc, char **argv) {
     free(displs);
   }
 
+  /* Ireduce_scatter_block and Ireduce_scatter (unequal counts, some empty) */
+  for (int i = 0; i < N * size; ++i) whole[i] = rank * 1000 + i;
+  memset(block, 0, sizeof(int) * N);
+  MPI_Ireduce_scatter_block(whole, block, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[0]);
+  MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+  ok = 1;
+  for (int i = 0; i < N; ++i) ok = ok && block[i] == 1000 * size * (size - 1) / 2 + size * (rank * N + i);
+  check(ok, "Ireduce_scatter_block");
+  {
+    int *counts = malloc(sizeof(int) * (size_t)size), at = 0, mine = 0;
+    for (int r = 0; r < size; ++r) {
+      counts[r] = r % 3 == 1 ? 0 : N - r % 4;
+      if (r == rank) mine = at;
+      at += counts[r];
+    }
+    memset(block, 0, sizeof(int) * N);
+    MPI_Ireduce_scatter(whole, block, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[0]);
+    MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+    ok = 1;
+    for (int i = 0; i < counts[rank]; ++i) ok = ok && block[i] == 1000 * size * (size - 1) / 2 + size * (mine + i);
+    check(ok, "Ireduce_scatter");
+    free(counts);
+  }
+
   /* The shim's answer to MPI_Request_free on an active collective. */
   if (shim) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -129,10 +129,11 @@ algorithms)
   baseline
   # The shim names the registered algorithms when a name is unknown.
   run list "$collectives" "${collectives_args[@]}" -- "LD_PRELOAD=$shim" PATCOLL_REDUCE=? PATCOLL_ALLREDUCE=? PATCOLL_SCATTER=? PATCOLL_GATHER=? \
-      PATCOLL_BCAST=? PATCOLL_ALLGATHER=? PATCOLL_ALLGATHERV=? PATCOLL_ALLTOALL=?
+      PATCOLL_BCAST=? PATCOLL_ALLGATHER=? PATCOLL_ALLGATHERV=? PATCOLL_ALLTOALL=? PATCOLL_REDUCE_SCATTER_BLOCK=? \
+      PATCOLL_REDUCE_SCATTER=?
   declare -A lists
   longest=0
-  for coll in reduce allreduce scatter gather bcast allgather allgatherv alltoall; do
+  for coll in reduce allreduce scatter gather bcast allgather allgatherv alltoall reduce_scatter_block reduce_scatter; do
     lists[$coll]=$(grep -o "not a $coll algorithm; [^(]*(known: [^)]*)" "$work/list.err" | head -1 |
                    sed 's/.*known: \(.*\))/\1/')
     [ -n "${lists[$coll]}" ] || { fail "no algorithm list for $coll"; cat "$work/list.err"; exit 1; }
@@ -147,15 +148,15 @@ algorithms)
   for i in $picks; do
     vars=("LD_PRELOAD=$shim" PATCOLL_VERBOSE=1)
     declare -A pick
-    for coll in reduce allreduce scatter gather bcast allgather allgatherv alltoall; do
+    for coll in reduce allreduce scatter gather bcast allgather allgatherv alltoall reduce_scatter_block reduce_scatter; do
       read -r -a names <<<"${lists[$coll]}"
       pick[$coll]=${names[$((i % ${#names[@]}))]}
       vars+=("PATCOLL_${coll^^}=${pick[$coll]}")
     done
-    tag="r${pick[reduce]}-a${pick[allreduce]}-s${pick[scatter]}-g${pick[gather]}-b${pick[bcast]}-ag${pick[allgather]}-agv${pick[allgatherv]}-t${pick[alltoall]}"
+    tag="r${pick[reduce]}-a${pick[allreduce]}-s${pick[scatter]}-g${pick[gather]}-b${pick[bcast]}-ag${pick[allgather]}-agv${pick[allgatherv]}-t${pick[alltoall]}-rsb${pick[reduce_scatter_block]}-rs${pick[reduce_scatter]}"
     run "$tag" "$collectives" "${collectives_args[@]}" -- "${vars[@]}"; passed "$tag" $?
     same_digests "$tag" base
-    for coll in Reduce Allreduce Scatter Gather Bcast Allgather Allgatherv Alltoall; do
+    for coll in Reduce Allreduce Scatter Gather Bcast Allgather Allgatherv Alltoall Reduce_scatter_block Reduce_scatter; do
       lc=${coll,,}
       # exactly one line per communicator and serving algorithm, from rank 0
       # auto names what it chose
@@ -194,21 +195,22 @@ aliases)
 nonblocking)
   nonblocking="$bindir/patcoll-preload-nonblocking"
   run nb-base "$nonblocking" --; passed nb-base $?
-  for combination in "ring binomial binomial linear bruck ring" "auto clairvoyant linear binomial clairvoyant bruck"; do
-    read -r allreduce reduce scatter gather allgather allgatherv <<<"$combination"
+  for combination in "ring binomial binomial linear bruck ring ring pairwise" \
+                     "auto clairvoyant linear binomial clairvoyant bruck clairvoyant recursive_halving"; do
+    read -r allreduce reduce scatter gather allgather allgatherv rsblock rscatter <<<"$combination"
     tag="nb-$allreduce-$reduce"
     run "$tag" "$nonblocking" --shim -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_ALLREDUCE=$allreduce \
         PATCOLL_REDUCE=$reduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather PATCOLL_ALLGATHER=$allgather \
-        PATCOLL_ALLGATHERV=$allgatherv
+        PATCOLL_ALLGATHERV=$allgatherv PATCOLL_REDUCE_SCATTER_BLOCK=$rsblock PATCOLL_REDUCE_SCATTER=$rscatter
     passed "$tag" $?
     for pair in "Allreduce $allreduce" "Reduce $reduce" "Scatter $scatter" "Gather $gather" \
-                "Allgather $allgather" "Allgatherv $allgatherv"; do
+                "Allgather $allgather" "Allgatherv $allgatherv" "Reduce_scatter_block $rsblock" "Reduce_scatter $rscatter"; do
       read -r coll name <<<"$pair"
       served=$name; [ "$name" = auto ] && served="[a-z_0-9]+"
       grep -qE "MPI_I${coll,,} on MPI_COMM_WORLD \($np ranks\): ($served), because PATCOLL_${coll^^}=$name" "$work/$tag.err" ||
         { fail "$tag: MPI_I${coll,,} was not served by patcoll"; head -5 "$work/$tag.err"; }
       if [ "$launcher" = hydra ] && [ "$coll" != Scatter ] && [ "$coll" != Gather ] && [ "$coll" != Allgather ] &&
-         [ "$coll" != Allgatherv ]; then  # MPI-4: persistent
+         [ "$coll" != Allgatherv ] && [ "$coll" != Reduce_scatter_block ] && [ "$coll" != Reduce_scatter ]; then  # MPI-4: persistent
         grep -qE "MPI_${coll}_init on MPI_COMM_WORLD \($np ranks\): ($served), because" "$work/$tag.err" ||
           { fail "$tag: MPI_${coll}_init was not served by patcoll"; head -5 "$work/$tag.err"; }
       fi
@@ -289,13 +291,14 @@ fortran)
     program="$bindir/patcoll-preload-fortran-$binding"
     [ -x "$program" ] || { fail "$program was not built"; continue; }
     run "f-$binding-base" "$program" --; passed "f-$binding-base" $?
-    for combination in "binomial ring binomial binomial scatter_allgather ring bruck pairwise" \
-                       "clairvoyant prr sbn sbn clairvoyant recursive_doubling clairvoyant clairvoyant"; do
-      read -r reduce allreduce scatter gather bcast allgather allgatherv alltoall <<<"$combination"
+    for combination in "binomial ring binomial binomial scatter_allgather ring bruck pairwise ring pairwise" \
+                       "clairvoyant prr sbn sbn clairvoyant recursive_doubling clairvoyant clairvoyant recursive_halving clairvoyant"; do
+      read -r reduce allreduce scatter gather bcast allgather allgatherv alltoall rsblock rscatter <<<"$combination"
       tag="f-$binding-$reduce"
       run "$tag" "$program" -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_REDUCE=$reduce \
           PATCOLL_ALLREDUCE=$allreduce PATCOLL_SCATTER=$scatter PATCOLL_GATHER=$gather PATCOLL_BCAST=$bcast \
-          PATCOLL_ALLGATHER=$allgather PATCOLL_ALLGATHERV=$allgatherv PATCOLL_ALLTOALL=$alltoall
+          PATCOLL_ALLGATHER=$allgather PATCOLL_ALLGATHERV=$allgatherv PATCOLL_ALLTOALL=$alltoall \
+          PATCOLL_REDUCE_SCATTER_BLOCK=$rsblock PATCOLL_REDUCE_SCATTER=$rscatter
       passed "$tag" $?
       grep -qE ' [1-9][0-9]* failed' "$work/$tag.out" && fail "$tag: a call returned an error on some rank"
       if [ "$(digests "$tag" | sort)" != "$(digests "f-$binding-base" | sort)" ] || [ -z "$(digests "$tag")" ]; then
@@ -303,10 +306,11 @@ fortran)
         diff <(digests "f-$binding-base" | sort) <(digests "$tag" | sort) | head -5
       fi
       for pair in "Reduce $reduce" "Allreduce $allreduce" "Scatter $scatter" "Gather $gather" "Bcast $bcast" \
-                  "Allgather $allgather" "Allgatherv $allgatherv" "Alltoall $alltoall"; do
+                  "Allgather $allgather" "Allgatherv $allgatherv" "Alltoall $alltoall" \
+                  "Reduce_scatter_block $rsblock" "Reduce_scatter $rscatter"; do
         read -r coll name <<<"$pair"
         functions="MPI_$coll"  # fortran.F90 calls these collectives non-blocking too
-        case $coll in Reduce|Allreduce|Scatter|Gather|Allgather|Allgatherv) functions+=" MPI_I${coll,,}" ;; esac
+        case $coll in Reduce|Allreduce|Scatter|Gather|Allgather|Allgatherv|Reduce_scatter_block) functions+=" MPI_I${coll,,}" ;; esac
         for function in $functions; do
           grep -qE "$function on MPI_COMM_WORLD \($np ranks\): $name, because" "$work/$tag.err" ||
             { fail "$tag: $function was not served by $name (not intercepted?)"; grep "$function" "$work/$tag.err" | head -3; }

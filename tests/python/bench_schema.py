@@ -38,7 +38,8 @@ OPTIONAL = {
     "min_elapsed_s": (int, float),
     "max_elapsed_s": (int, float),
 }
-COLLECTIVES = {"reduce", "allreduce", "scatter", "gather", "bcast", "allgather", "allgatherv", "alltoall", "alltoallv"}
+COLLECTIVES = {"reduce", "allreduce", "scatter", "gather", "bcast", "allgather", "allgatherv", "alltoall", "alltoallv",
+               "reduce_scatter_block", "reduce_scatter"}
 
 
 def _is(value, kind):

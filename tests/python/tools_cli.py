@@ -139,7 +139,7 @@ def option_matrix(tool, workdir):
         (["--procs", "0"], "--procs: process count '0' is outside 1 .. 1048576"),
         (["--procs", "x"], "--procs: bad process count 'x'"),
         (["--procs"], "--procs needs a value"),
-        (["--coll", "bogus"], "--coll: unknown collective 'bogus' (reduce, allreduce, scatter, gather, allgather, allgatherv, bcast, alltoall, alltoallv)"),
+        (["--coll", "bogus"], "--coll: unknown collective 'bogus' (reduce, allreduce, scatter, gather, allgather, allgatherv, bcast, alltoall, alltoallv, reduce_scatter_block, reduce_scatter)"),
         (["--coll", "reduce", "--alg", "nosuch"], "--alg: unknown algorithm 'nosuch' for reduce (patcoll-info lists them)"),
         (["--pattern", "sideways:1ms"], "--pattern: unknown pattern 'sideways:1ms' (none, one-late, rand-late, "
                                         "alternating, linear, normal, gamma, bernoulli, trace:FILE)"),

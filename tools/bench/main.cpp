@@ -48,7 +48,8 @@ namespace bench = patcoll::bench;
 namespace core = patcoll::core;
 
 const char *const kUsage =
-    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather|bcast|allgather|allgatherv|alltoall|alltoallv[,...]]\n  [--alg all|NAME[,NAME...]]"
+    "usage: mpirun -np P patcoll-bench [--coll reduce|allreduce|scatter|gather|bcast|allgather|allgatherv|alltoall|alltoallv|\n"
+    "  reduce_scatter_block|reduce_scatter[,...]]\n  [--alg all|NAME[,NAME...]]"
     "  [--size BYTES[,...] | --count N[,...]] [--dtype float|double|int|long] [--op sum|prod|max|min|band|bor|bxor]\n"
     "  [--root R] [--iters N] [--warmup N] [--pattern NAME[:DELAY[:ARG]]] [--max-delay D] [--seed N]\n"
     "  [--procs P] [--model FILE] [--delay sleep|busy] [--sync barrier|window] [--window D]\n"
@@ -890,7 +891,9 @@ int main(int argc, char **argv) {
         }
         Series bound_series;
         bound_series.name = "bound";
-        bound_series.note = patcoll::core::traits(c).combines ? "(latest arrival + transfer + reduce_local)"
+        const bool scatters = c == Collective::reduce_scatter_block || c == Collective::reduce_scatter;
+        bound_series.note = scatters ? "(each rank's arrival + transfer of its other ranks' blocks)"
+                            : patcoll::core::traits(c).combines ? "(latest arrival + transfer + reduce_local)"
                             : c == Collective::bcast              ? "(max(arrival, root's arrival) + transfer)"
                                                                   : "(each rank's arrival + its P-1 pairs' transfer)";
         for (int it = options.warmup; bounded && it < total; ++it) {

@@ -48,13 +48,16 @@ Simulates the catalogue's algorithms in the Hockney α-β-γ model; one CSV row
 range, a:b:+K an arithmetic one. Older spellings in parentheses still work.
 
   --coll LIST           reduce (default), allreduce, scatter, gather, bcast,
-                        allgather, allgatherv, alltoall, alltoallv (--collective)
+                        allgather, allgatherv, alltoall, alltoallv, reduce_scatter_block,
+                        reduce_scatter (--collective)
   --alg LIST            algorithm names, or "all" (default: all of each collective);
-                        reduce/allreduce/bcast/allgather(v) also take "bound" (in "all"): the model's
+                        every collective with a bound also takes "bound" (in "all"): the model's
                         limit, latest arrival + α + m(β+γ) (one transfer, one reduction);
                         bcast: max over ranks of max(arrival, root's) + α + mβ;
                         allgather(v): docs/results/allgather.md;
                         alltoall(v): every rank's arrival + α + its P − 1 pairs' β;
+                        reduce_scatter(_block): each rank's arrival + α + its sends'
+                        ((P−1)/P of its vector) β (docs/results/reduce-scatter.md);
                         two more rows, not in "all" (--alg all,native,auto adds them):
                         "native", the fastest classic candidate of `auto` (the MPI
                         library's own, as the model sees it), and "auto", the

@@ -33,28 +33,19 @@
 #include "../../simulate.hpp"
 #include "../allgather.hpp"
 #include "../pap.hpp"
+#include "../plan_choice.hpp"
 
 namespace patcoll::core {
 namespace {
 
-struct Classic {
-  std::string_view name;
-  BuildRank build;
-};
-constexpr Classic kClassic[] = {
+constexpr NamedBuilder kClassic[] = {
     {"ring", allgather_ring},
     {"recursive_doubling", allgather_recursive_doubling},
     {"bruck", allgather_bruck},
     {"neighbor_exchange", allgather_neighbor_exchange},
 };
 
-const Classic &classic_named(std::string_view name) {
-  for (const Classic &c : kClassic)
-    if (c.name == name) return c;
-  return kClassic[0];
-}
-
-bool classic_applies(const Classic &c, int procs) { return c.name != "neighbor_exchange" || procs % 2 == 0; }
+bool classic_applies(const NamedBuilder &c, int procs) { return c.name != "neighbor_exchange" || procs % 2 == 0; }
 
 int highest_bit(int value) {
   int bit = 1;
@@ -102,11 +93,6 @@ int append_fold(std::vector<Program> &programs, const Params &params, const std:
   return first_round + clairvoyant_allgather_spread_rounds(static_cast<int>(group.size())) + 2;
 }
 
-double simulated_run_time(const Params &params, const std::vector<Program> &programs) {
-  const SimulateResult result = simulate(params, programs);
-  return result.error.empty() ? result.run_time : std::numeric_limits<double>::infinity();
-}
-
 // Formula estimates (the plan above kAllgatherSimulatedProcs ranks), b the
 // mean block in bytes: ring (n−1)(α + bβ), Bruck ⌈log2 n⌉α + (n−1)bβ,
 // a fold into n − 1 ranks max(α + (n−1)bβ, (1 + ⌈log2(n−1)⌉)(α + bβ)).
@@ -125,15 +111,10 @@ int clairvoyant_allgather_spread_rounds(int group_size) { return 1 + ceil_log2(g
 
 std::vector<Program> build_clairvoyant_allgather(const Params &params, const ClairvoyantAllgatherPlan &plan) {
   const int procs = params.procs;
-  std::vector<Program> programs;
-  for (int r = 0; r < procs; ++r) programs.push_back(Program{r, procs, 0, {}});
+  std::vector<Program> programs = empty_programs(procs);
   if (total(params) == 0) return programs;
   const int folded = std::clamp(plan.folded, 0, procs - 1);
-  if (folded == 0) {  // the classic algorithm itself, rank order
-    const Classic &shape = classic_named(plan.group_shape);
-    for (int r = 0; r < procs; ++r) programs[static_cast<std::size_t>(r)] = shape.build(params, r);
-    return programs;
-  }
+  if (folded == 0) return every_rank(params, builder_named(kClassic, plan.group_shape).build);  // classic, rank order
   const std::vector<int> order = arrival_order(params);
   std::vector<int> group(order.begin(), order.end() - folded);
   const std::vector<int> early = group;
@@ -183,7 +164,7 @@ ClairvoyantAllgatherPlan plan_clairvoyant_allgather(const Params &params) {
     const double margin = std::isfinite(best.predicted_run_time) ? 1e-9 * best.predicted_run_time : 0.0;
     if (plan.predicted_run_time < best.predicted_run_time - margin) best = plan;
   };
-  for (const Classic &shape : kClassic)
+  for (const NamedBuilder &shape : kClassic)
     if (classic_applies(shape, procs)) consider({0, shape.name, 0});
   if (!has_pats) return best;
   for (int folded = 1; folded <= std::min(procs - 1, kAllgatherMaxFolded); ++folded)

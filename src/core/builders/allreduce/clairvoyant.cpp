@@ -47,21 +47,11 @@ namespace patcoll::core {
 namespace {
 
 // The classic shapes a group may run (and k = 0 falls back to).
-struct GroupShape {
-  std::string_view name;
-  BuildRank build;
-};
-constexpr GroupShape kShapes[] = {
+constexpr NamedBuilder kShapes[] = {
     {"ring", allreduce_ring},
     {"rabenseifner", allreduce_rabenseifner},
     {"recursive_doubling", allreduce_recursive_doubling},
 };
-
-const GroupShape &shape_named(std::string_view name) {
-  for (const GroupShape &shape : kShapes)
-    if (shape.name == name) return shape;
-  return kShapes[0];
-}
 
 // Where the Programs being built go: every rank's (build_all), or one
 // rank's (build_rank: the others' ops are never made, so building one rank
@@ -90,7 +80,7 @@ class Programs {
 // (rabenseifner, recursive_doubling) last rounds are those of the
 // non-power-of-two fix-up pair at positions 0 and 1 and of a rank outside
 // it (the last position) — a test compares this with all positions.
-int shape_last_round(const GroupShape &shape, const Params &inner) {
+int shape_last_round(const NamedBuilder &shape, const Params &inner) {
   int last = -1;
   for (int position : {0, 1, inner.procs - 1})
     if (position >= 0 && position < inner.procs)
@@ -428,7 +418,7 @@ Programs build_plan(const Params &params, const ClairvoyantAllreducePlan &plan, 
   const int procs = params.procs;
   Programs programs(procs, only);
   if (params.count == 0) return programs;
-  const GroupShape &shape = shape_named(plan.group_shape);
+  const NamedBuilder &shape = builder_named(kShapes, plan.group_shape);
   const int folded = std::clamp(plan.folded, 0, procs - 1);
   if (folded == 0) {  // the classic algorithm itself, rank order
     for (int r = 0; r < procs; ++r)
@@ -500,12 +490,12 @@ ClairvoyantAllreducePlan plan_clairvoyant_allreduce(const Params &params) {
   auto consider = [&](ClairvoyantAllreducePlan plan) {
     choice.consider(plan, params, build_clairvoyant_allreduce(params, plan));
   };
-  for (const GroupShape &shape : kShapes) consider({0, shape.name, 0, 0});
+  for (const NamedBuilder &shape : kShapes) consider({0, shape.name, 0, 0});
   if (!has_pats) return choice.best();
   const int max_folded = std::min(procs - 1, kMaxFolded);
   for (int folded = 1; folded <= max_folded; ++folded) {
     consider({folded, kGroupReduce, 0, 0});  // first: of equally fast plans, the one that moves the fewest bytes
-    for (const GroupShape &shape : kShapes) {
+    for (const NamedBuilder &shape : kShapes) {
       if (shape.name == "recursive_doubling") continue;  // whole-vector exchanges: never the group's best for large m
       consider({folded, shape.name, 0, 0});
     }

@@ -41,21 +41,11 @@
 namespace patcoll::core {
 namespace {
 
-struct GroupShape {
-  std::string_view name;
-  BuildRank build;
-};
-constexpr GroupShape kShapes[] = {
+constexpr NamedBuilder kShapes[] = {
     {"ring", reduce_scatter_ring},
     {"recursive_halving", reduce_scatter_recursive_halving},
     {"pairwise", reduce_scatter_pairwise},
 };
-
-const GroupShape &shape_named(std::string_view name) {
-  for (const GroupShape &shape : kShapes)
-    if (shape.name == name) return shape;
-  return kShapes[0];
-}
 
 // Where the group keeps the blocks in scratch during the fold: member
 // position q's ring block is its own block followed by piece q of every
@@ -134,15 +124,10 @@ void append_group(std::vector<Program> &programs, const Params &params, const st
 
 std::vector<Program> build_clairvoyant_reduce_scatter(const Params &params, const ClairvoyantReduceScatterPlan &plan) {
   const int procs = params.procs;
-  std::vector<Program> programs;
-  for (int r = 0; r < procs; ++r) programs.push_back(Program{r, procs, 0, {}});
+  std::vector<Program> programs = empty_programs(procs);
   if (total(params) == 0) return programs;
   const int folded = std::clamp(plan.folded, 0, procs - 1);
-  if (folded == 0) {  // the classic algorithm itself, rank order
-    const GroupShape &shape = shape_named(plan.group_shape);
-    for (int r = 0; r < procs; ++r) programs[static_cast<std::size_t>(r)] = shape.build(params, r);
-    return programs;
-  }
+  if (folded == 0) return every_rank(params, builder_named(kShapes, plan.group_shape).build);  // classic, rank order
   const std::vector<int> order = arrival_order(params);
   const std::vector<int> group(order.begin(), order.end() - folded), late(order.end() - folded, order.end());
   const int n = static_cast<int>(group.size());
@@ -228,7 +213,7 @@ ClairvoyantReduceScatterPlan plan_clairvoyant_reduce_scatter(const Params &param
   auto consider = [&](ClairvoyantReduceScatterPlan plan) {
     choice.consider(plan, params, build_clairvoyant_reduce_scatter(params, plan));
   };
-  for (const GroupShape &shape : kShapes) consider({0, shape.name, 0});
+  for (const NamedBuilder &shape : kShapes) consider({0, shape.name, 0});
   if (!has_pats) return choice.best();
   for (int folded = 1; folded <= std::min(procs - 1, kReduceScatterMaxFolded); ++folded) consider({folded, "ring", 0});
   return choice.best();

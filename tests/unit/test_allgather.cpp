@@ -14,6 +14,7 @@
 #include "core/layout.hpp"
 #include "core/simulate.hpp"
 #include "core/validate.hpp"
+#include "program_steps.hpp"
 
 using namespace patcoll::core;
 
@@ -26,20 +27,6 @@ Params allgather_params(int procs, std::int64_t count) {
   p.count = count;
   p.element_bytes = 1;
   return p;
-}
-
-// Steps with a send or a receive in rank `rank`'s Program.
-int communication_steps(const Program &program) {
-  int steps = 0;
-  for (const Step &step : program.steps)
-    if (std::any_of(step.ops.begin(), step.ops.end(), [](const Op &op) { return op.kind != OpKind::local; })) ++steps;
-  return steps;
-}
-
-int most_steps(const Algorithm &algorithm, const Params &params) {
-  int most = 0;
-  for (const Program &program : build_all(algorithm, params)) most = std::max(most, communication_steps(program));
-  return most;
 }
 
 const Algorithm &named(const char *name) { return *find_algorithm(Collective::allgather, name); }

@@ -15,6 +15,7 @@
 #include "core/layout.hpp"
 #include "core/simulate.hpp"
 #include "core/validate.hpp"
+#include "program_steps.hpp"
 
 using namespace patcoll::core;
 
@@ -27,19 +28,6 @@ Params block_params(int procs, std::int64_t count) {
   p.count = count;
   p.element_bytes = 4;
   return p;
-}
-
-int communication_steps(const Program &program) {
-  int steps = 0;
-  for (const Step &step : program.steps)
-    if (std::any_of(step.ops.begin(), step.ops.end(), [](const Op &op) { return op.kind != OpKind::local; })) ++steps;
-  return steps;
-}
-
-int most_steps(const Algorithm &algorithm, const Params &params) {
-  int most = 0;
-  for (const Program &program : build_all(algorithm, params)) most = std::max(most, communication_steps(program));
-  return most;
 }
 
 std::int64_t most_messages(const Algorithm &algorithm, const Params &params) {

@@ -26,17 +26,8 @@ namespace patcoll::mpi {
 namespace {
 
 int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
-  set_last_error({});
-  run.kind = Run::Kind::nothing;
-  run.native = c;
   CommState *state = nullptr;
-  bool inter = false;
-  if (int rc = common_checks(c.comm, state, inter); rc != MPI_SUCCESS) return rc;
-  auto native = [&] {
-    run.kind = Run::Kind::native;
-    return MPI_SUCCESS;
-  };
-  if (inter) return native();
+  if (int rc = begin_call(c, run, state); rc != MPI_SUCCESS || !state) return rc;
   const int size = state->size, rank = state->rank;
   std::vector<std::int64_t> counts(static_cast<std::size_t>(size));
   if (v_form) {
@@ -88,7 +79,10 @@ int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
   const Entry *entry = nullptr;
   if (int rc = select(*state, c.collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
   if (state->feedback.current.armed) run.measured = state;
-  if (entry->native()) return native();
+  if (entry->native()) {
+    run.kind = Run::Kind::native;
+    return MPI_SUCCESS;
+  }
   const int tag = state->next_tag();
   if (whole == 0) return MPI_SUCCESS;
   if (size == 1) {

@@ -14,3 +14,4 @@
 #include "scheduled.hpp"            // clairvoyant, uni_greedy, bi_greedy
 #include "bcast.hpp"                // MPI_Bcast
 #include "alltoall.hpp"             // alltoall(v)
+#include "reactive.hpp"             // reactive reduce

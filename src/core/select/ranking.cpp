@@ -63,9 +63,10 @@ std::vector<Prediction> predict_balanced(const Params &params) {
   double native = INFINITY;
   for (const Algorithm &algorithm : algorithms()) {
     // Classic rows only: a PAP-aware one is a classic one with equal
-    // arrivals at best, and a background row needs the PAT runtime.
+    // arrivals at best, a background row needs the PAT runtime, and a
+    // reactive one serves blocking calls only.
     if (algorithm.collective != flat.collective || (algorithm.capabilities & pap_aware) ||
-        (algorithm.capabilities & background))
+        (algorithm.capabilities & background) || (algorithm.capabilities & reactive))
       continue;
     if (!unsupported_reason(algorithm, flat).empty()) continue;
     const SimulateResult result = simulate(algorithm, flat);

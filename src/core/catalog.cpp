@@ -68,6 +68,8 @@ const Algorithm kAlgorithms[] = {
     {C::allreduce, "slt", commutative, pap, "", "", "linear tree with the chain sorted by PAT, latest last ([PA] 4.1)", allreduce_slt, allreduce_slt_all, allreduce_slt_flat},
     {C::allreduce, "prr", commutative, pap, "", "", "prereduced ring: presteps before a late rank, which then does P-1 exchanges ([PA] 4.2)", allreduce_prr, nullptr},
     {C::allreduce, "clairvoyant", commutative, scheduled, "", "", "PAT-driven: early ranks reduce (or allreduce), late ranks folded in down two pipelined trees; classic when balanced", allreduce_clairvoyant_rank, allreduce_clairvoyant},
+    // --- MPI_Allreduce: reactive (blocking calls) -------------------------
+    {C::allreduce, "reactive", commutative, reacts, "", "", "reactive reduce to rank 0 in the arrival order observed at run time, then a broadcast (binomial, or a pipelined chain from 64 KiB); blocking calls only", allreduce_reactive, nullptr},
     // --- MPI_Scatter -----------------------------------------------------
     {C::scatter, "linear", none, plain, "lin", "", "root sends every block in rank order", scatter_linear, scatter_linear_all},
     {C::scatter, "binomial", none, plain, "bnom", "", "binomial tree, halves forwarded largest first", scatter_binomial, scatter_binomial_all},

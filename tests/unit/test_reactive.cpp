@@ -137,9 +137,9 @@ TEST(ReactiveReduce, StagedProgramsArePrefixes) {
   }
 }
 
-// The simulator runs the control messages: P - 1 of them (P - 2 to a
-// predecessor, one to the root), and a late rank is one pipelined
-// transfer from the end.
+// The simulator runs the control messages: 3P - 4 of them (P - 1 hellos
+// to the root, P - 1 answers, P - 2 to a predecessor), and a late rank is
+// one pipelined transfer from the end.
 TEST(ReactiveReduce, SimulatedWithControlMessages) {
   const int procs = 8;
   Params params = make(procs, 1 << 18, 0, 16);
@@ -148,7 +148,7 @@ TEST(ReactiveReduce, SimulatedWithControlMessages) {
   const SimulateResult balanced = simulate(reactive_row(), params);
   ASSERT_EQ(balanced.error, "");
   const std::int64_t data_messages = static_cast<std::int64_t>(procs - 1) * 16;
-  EXPECT_EQ(balanced.messages, data_messages + (procs - 1));
+  EXPECT_EQ(balanced.messages, data_messages + (3 * procs - 4));
   // One rank late by much more than the whole collective.
   const double late = 1.0;
   params.arrivals.assign(static_cast<std::size_t>(procs), 0.0);
@@ -162,4 +162,65 @@ TEST(ReactiveReduce, SimulatedWithControlMessages) {
   // one transfer plus a few segments, far from the balanced chain.
   EXPECT_LT(after_last, transfer * (1.0 + 4.0 / 16.0) + 10 * params.cost.alpha);
   EXPECT_LT(after_last, balanced.run_time);
+}
+
+// allreduce/reactive: the reactive reduce to rank 0, then the broadcast.
+namespace {
+
+const Algorithm &reactive_allreduce() {
+  const Algorithm *algorithm = find_algorithm(Collective::allreduce, "reactive");
+  EXPECT_NE(algorithm, nullptr);
+  return *algorithm;
+}
+
+Params make_allreduce(int procs, std::int64_t count, std::int64_t segments) {
+  Params params = make(procs, count, 0, segments);
+  params.collective = Collective::allreduce;
+  return params;
+}
+
+}  // namespace
+
+TEST(ReactiveAllreduce, ValidForEveryArrivalOrderUpToSix) {
+  for (int procs = 1; procs <= 6; ++procs)
+    for (std::int64_t count : {7, 1100}) {  // binomial broadcast; 1100 x 64 B: pipelined chain
+      std::vector<int> order(static_cast<std::size_t>(procs));
+      std::iota(order.begin(), order.end(), 0);
+      do {
+        Params params = make_allreduce(procs, count, 3);
+        params.element_bytes = count > 100 ? 64 : 4;
+        params.arrivals = times_of(order);
+        ASSERT_EQ(validate_all_modes(params, build_all(reactive_allreduce(), params)), "")
+            << "P=" << procs << " count=" << count;
+      } while (std::next_permutation(order.begin(), order.end()));
+    }
+}
+
+TEST(ReactiveAllreduce, ValidForRandomOrdersUpTo66) {
+  std::mt19937_64 rng(11);
+  for (int procs : {7, 12, 13, 48, 66})
+    for (int trial = 0; trial < 4; ++trial) {
+      Params params = make_allreduce(procs, trial % 2 == 0 ? 50 : 20000, 0);
+      params.arrivals = random_pats(procs, rng);
+      ASSERT_EQ(validate_all_modes(params, build_all(reactive_allreduce(), params)), "") << "P=" << procs;
+    }
+}
+
+TEST(ReactiveAllreduce, StagedProgramsArePrefixes) {
+  for (int procs : {2, 5, 8}) {
+    Params params = make_allreduce(procs, 20000, 0);
+    const std::vector<int> chain = reactive_chain(params);
+    for (int rank = 0; rank < procs; ++rank) {
+      const ArrivalLinks full = reactive_links(params, chain, rank);
+      ArrivalLinks staged = full;
+      if (rank == 0) staged.previous = kUnknownPeer;
+      else if (full.next != 0) staged.next = kUnknownPeer;
+      const Program before = allreduce_reactive_links(params, rank, staged, false);
+      const Program after = allreduce_reactive_links(params, rank, full, false);
+      const std::size_t known = known_steps(before);
+      ASSERT_LE(known, after.steps.size());
+      EXPECT_EQ(before.scratch_count, after.scratch_count);
+      for (std::size_t s = 0; s < known; ++s) EXPECT_EQ(before.steps[s], after.steps[s]) << "rank " << rank;
+    }
+  }
 }

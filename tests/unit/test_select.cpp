@@ -101,7 +101,8 @@ TEST(Select, BalancedArrivalsRankNativeAgainstEveryClassicAlgorithm) {
     }
     EXPECT_TRUE(ranked.count(std::string(native_name))) << to_string(c);
     for (const Algorithm &a : algorithms()) {
-      if (a.collective == c && !(a.capabilities & pap_aware) && unsupported_reason(a, p).empty()) {
+      if (a.collective == c && !(a.capabilities & pap_aware) && !(a.capabilities & reactive) &&
+          unsupported_reason(a, p).empty()) {
         EXPECT_TRUE(ranked.count(std::string(a.name))) << to_string(c) << ": " << a.name;
       }
     }
@@ -735,7 +736,8 @@ TEST(SelectBalanced, TheBalancedRankingIsNativeAndEveryClassicAlgorithm) {
   for (const Prediction &q : ranked) names.emplace(q.name);
   std::set<std::string> want{std::string(native_name)};
   for (const Algorithm &a : algorithms())
-    if (a.collective == Collective::reduce && !(a.capabilities & pap_aware) && unsupported_reason(a, p).empty())
+    if (a.collective == Collective::reduce && !(a.capabilities & pap_aware) && !(a.capabilities & reactive) &&
+        unsupported_reason(a, p).empty())
       want.emplace(a.name);
   EXPECT_EQ(names, want);
   // Native stands for the best of the size rule's classic algorithms.

@@ -9,20 +9,25 @@
 // runs the rest of it. Core decides every step; the mechanism only tells
 // who arrived when. The validator and the simulator run the Programs of a
 // known order (ArrivalLinks from an order), with the control messages that
-// carry the order as zero-element messages.
+// carry the order as zero-element messages (latency only).
 //
 // reduce/reactive — a segmented chain in arrival order:
-//   the non-root ranks line up in the order in which they arrive (one
-//   atomic on a window at the root gives each its place and its
-//   predecessor); each one tells its predecessor it is there (a control
-//   message), receives the predecessor's partial sum segment by segment,
+//   the non-root ranks line up in the order in which they arrive (each
+//   says hello to the root, which answers in the order the hellos come
+//   with the predecessor; mpi/reactive.hpp); each one tells its
+//   predecessor it is there (a control message), receives the predecessor's partial sum segment by segment,
 //   adds its own and sends the result on to its successor; the last one
-//   in line sends to the root (telling it first), which adds its own.
+//   in line sends to the root, which adds its own.
 //   A late rank joins at the end of the line: after it arrives, the data
 //   ahead of it are one pipelined transfer away (its predecessor holds the
 //   sum of everyone before it), and it sends the total on once.
 //   Segments: Params::segment_count / segment_elements, default ~32 KiB.
 //   Restrictions: commutative (the chain's order is the arrival order).
+//
+// allreduce/reactive — the reactive reduce to rank 0, then a broadcast of
+//   the result from rank 0 (every rank has arrived by then): a binomial
+//   tree below 64 KiB, else a segmented chain (pipeline).
+//   Restrictions: commutative.
 #pragma once
 
 #include <climits>
@@ -55,13 +60,21 @@ std::vector<int> reactive_chain(const Params &);
 ArrivalLinks reactive_links(const Params &, const std::vector<int> &chain, int rank);
 
 // One rank's Program for its links; `control` adds the control messages
-// (zero-element sends and receives: to the predecessor, from the
-// successor, and the last one's to the root) that the executor leaves to
-// the mechanism.
+// that the executor leaves to the mechanism (zero-element sends and
+// receives: hello to the root and its answer, the root's in the order of
+// `chain`; to the predecessor; from the successor).
+Program reduce_reactive_links(const Params &, int rank, const ArrivalLinks &, bool control,
+                              const std::vector<int> &chain);
+// The same with chain = reactive_chain(params).
 Program reduce_reactive_links(const Params &, int rank, const ArrivalLinks &, bool control);
 // The catalogue's builder: links from reactive_chain, control messages
 // included (validator, simulator, patcoll-sched).
 Program reduce_reactive(const Params &, int rank);
+
+// MPI_Allreduce: the same links (Params::root is rank 0, the point the
+// reduce ends at), then the broadcast.
+Program allreduce_reactive_links(const Params &, int rank, const ArrivalLinks &, bool control);
+Program allreduce_reactive(const Params &, int rank);
 
 // The number of leading steps that name no kUnknownPeer.
 std::size_t known_steps(const Program &);

@@ -36,26 +36,32 @@ std::size_t known_steps(const Program &program) {
   return program.steps.size();
 }
 
-Program reduce_reactive_links(const Params &params, int rank, const ArrivalLinks &links, bool control) {
+Program reduce_reactive_links(const Params &params, int rank, const ArrivalLinks &links, bool control,
+                              const std::vector<int> &chain) {
   const bool is_root = rank == params.root;
   TreeNode node;
   node.parent = is_root ? -1 : links.next;
   if (links.previous >= 0) node.children.push_back({links.previous, Combine::left});
   Program data = tree_reduce(params, rank, node, segments_for_bytes(params, kDefaultSegmentBytes));
   if (!control || params.count == 0) return data;
-  // Control messages carry no data: zero elements of the send buffer
-  // (sent) and of the receive buffer (received).
+  // Control messages are modelled as zero-element messages (latency
+  // only): zero elements of the send buffer (sent) and of the receive
+  // buffer (received). The mechanism (mpi/reactive.hpp): every non-root
+  // says hello to the root, which answers in arrival order with the
+  // predecessor; a rank then tells its predecessor it is there.
   const Region none_out = send_buf(0, 0), none_in = recv_buf(0, 0);
   Program program{rank, params.procs, data.scratch_count, {}};
   if (is_root) {
-    if (links.previous >= 0) add_step(program, {recv_op(links.previous, none_in)});  // the last in line is there
+    for (int r : chain) {
+      add_step(program, {recv_op(r, none_in)});
+      add_step(program, {send_op(r, none_out)});
+    }
     for (Step &step : data.steps) program.steps.push_back(std::move(step));
     return program;
   }
-  std::vector<Op> hello;  // I am here: to the predecessor, and the last one to the root
-  if (links.previous >= 0) hello.push_back(send_op(links.previous, none_out));
-  if (links.next == params.root) hello.push_back(send_op(params.root, none_out));
-  add_step(program, std::move(hello));
+  add_step(program, {send_op(params.root, none_out)});
+  add_step(program, {recv_op(params.root, none_in)});
+  if (links.previous >= 0) add_step(program, {send_op(links.previous, none_out)});
   // The successor's message comes before the first step that sends to it.
   bool told = links.next == params.root;
   for (Step &step : data.steps) {
@@ -70,9 +76,13 @@ Program reduce_reactive_links(const Params &params, int rank, const ArrivalLinks
   return program;
 }
 
+Program reduce_reactive_links(const Params &params, int rank, const ArrivalLinks &links, bool control) {
+  return reduce_reactive_links(params, rank, links, control, control ? reactive_chain(params) : std::vector<int>{});
+}
+
 Program reduce_reactive(const Params &params, int rank) {
   const std::vector<int> chain = reactive_chain(params);
-  return reduce_reactive_links(params, rank, reactive_links(params, chain, rank), true);
+  return reduce_reactive_links(params, rank, reactive_links(params, chain, rank), true, chain);
 }
 
 }  // namespace patcoll::core

@@ -105,10 +105,17 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
     run.kind = Run::Kind::native;
     return MPI_SUCCESS;
   }
-  if ((entry->capabilities & core::reactive) && unmeasured_call_open())
-    return fail(MPI_ERR_ARG, std::string(core::to_string(collective)) + " algorithm '" + std::string(entry->name) +
-                                 "' reacts to the arrival order at run time and serves blocking calls only "
-                                 "(not non-blocking or persistent ones)");
+  if ((entry->capabilities & core::reactive) && unmeasured_call_open()) {
+    const std::string reason = std::string(core::to_string(collective)) + " algorithm '" + std::string(entry->name) +
+                               "' reacts to the arrival order at run time and serves blocking calls only "
+                               "(not non-blocking or persistent ones)";
+    if (CallContext *context = current_call(); context && context->shim) {  // every rank declines alike
+      context->declined = reason;
+      run.kind = Run::Kind::native;
+      return MPI_SUCCESS;
+    }
+    return fail(MPI_ERR_ARG, reason);
+  }
   const int tag = state->next_tag();
   if (count == 0 || state->size == 1) {
     if (count > 0 && !in_place) {

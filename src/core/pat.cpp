@@ -88,11 +88,7 @@ double round_time(const Params &params) {
 double pat_quantum(const Params &params) { return round_time(params) / 4; }
 
 Params builder_params(const Algorithm &algorithm, Params params) {
-  if (!(algorithm.capabilities & pap_aware) && !(algorithm.capabilities & reactive)) {
-    params.arrivals.clear();
-    return params;
-  }
-  if (params.arrivals.empty()) {
+  if (!(algorithm.capabilities & pap_aware) || params.arrivals.empty()) {
     params.arrivals.clear();
     return params;
   }

@@ -124,7 +124,7 @@ struct AutoFeedback {
 // The reactive algorithms' mechanism on a communicator (mpi/reactive.hpp):
 // a second private duplicate for their control messages, created by the
 // first reactive call, freed with the state.
-struct ReactiveWindow {
+struct ReactiveControl {
   MPI_Comm control = MPI_COMM_NULL;
 };
 
@@ -158,7 +158,7 @@ struct CommState {
   // (report.hpp; owned by the recorder, which keeps it after the
   // communicator is freed).
   report::CommRecord *report = nullptr;
-  ReactiveWindow reactive;
+  ReactiveControl reactive;
   // PATCOLL_VERBOSE: the serving algorithms the shim has named, per collective.
   std::array<std::set<std::string>, core::kCollectiveCount> reported;
 

@@ -363,7 +363,8 @@ int Execution::wait() {
 int execute(const core::Program &program, const ProgramShape &shape, const ExecutionBuffers &buffers,
             const ExecutionContext &context, Workspace &workspace, std::size_t first_step) {
   Execution execution;
-  if (int rc = execution.start(program, shape, buffers, context, workspace, first_step); rc != MPI_SUCCESS && !execution.active())
+  if (int rc = execution.start(program, shape, buffers, context, workspace, first_step);
+      rc != MPI_SUCCESS && !execution.active())
     return rc;
   return execution.wait();
 }

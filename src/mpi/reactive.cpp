@@ -10,7 +10,7 @@ namespace patcoll::mpi {
 namespace {
 
 int ensure_control(CommState &state) {
-  ReactiveWindow &w = state.reactive;
+  ReactiveControl &w = state.reactive;
   if (w.control != MPI_COMM_NULL) return MPI_SUCCESS;
   if (int rc = MPI_Comm_dup(state.comm, &w.control); rc != MPI_SUCCESS) {
     w.control = MPI_COMM_NULL;
@@ -22,7 +22,7 @@ int ensure_control(CommState &state) {
 }  // namespace
 
 void release_reactive(CommState &state) {
-  ReactiveWindow &w = state.reactive;
+  ReactiveControl &w = state.reactive;
   if (w.control != MPI_COMM_NULL) MPI_Comm_free(&w.control);
 }
 

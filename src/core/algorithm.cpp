@@ -43,7 +43,8 @@ std::string capabilities_to_string(Capabilities capabilities) {
                                              {schedule_based, "schedule_based"},
                                              {takes_radix, "radix"},
                                              {takes_segment_sizes, "segment_sizes"},
-                                             {background, "background"}});
+                                             {background, "background"},
+                                             {reactive, "reactive"}});
 }
 
 std::vector<std::string_view> aliases_of(const Algorithm &algorithm) {
@@ -90,6 +91,9 @@ std::string unsupported_reason(const Algorithm &algorithm, const Params &params)
     if (sum != params.count)
       return "the segment sizes sum to " + std::to_string(sum) + ", not count = " + std::to_string(params.count);
   }
+  if ((algorithm.capabilities & reactive) && params.procs > kReactiveMaxProcs)
+    return std::string(algorithm.name) + " serves at most " + std::to_string(kReactiveMaxProcs) + " processes (P = " +
+           std::to_string(params.procs) + ")";
   if (!params.arrivals.empty() && params.arrivals.size() != static_cast<std::size_t>(params.procs))
     return "the arrival vector has " + std::to_string(params.arrivals.size()) + " entries for " +
            std::to_string(params.procs) + " processes";

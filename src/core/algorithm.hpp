@@ -71,6 +71,9 @@ enum Capability : std::uint32_t {
   background = 1u << 4,           // the PAT runtime's thread runs part of it after the edge
                                   // (Algorithm::base); the base's Program in the foreground
                                   // wherever no runtime edge applies
+  reactive = 1u << 5,             // follows the arrival order observed at run time
+                                  // (builders/reactive.hpp): blocking calls only; its
+                                  // catalogue Programs are those of Params::arrivals' order
 };
 
 struct Restrictions {
@@ -127,6 +130,10 @@ const Algorithm *find_algorithm(Collective, std::string_view name);
 // definition: unsupported_reason rejects what it rejects, and the builders
 // (butterfly.cpp's radix_for) take the default radix for exactly those.
 bool valid_radix(const std::vector<int> &radix, int procs);
+
+// The most processes a reactive algorithm serves (its mechanism packs a
+// rank and a place in line into 16 bits each).
+inline constexpr int kReactiveMaxProcs = 65535;
 
 // Why `algorithm` cannot serve `params` ("" when it can).
 std::string unsupported_reason(const Algorithm &, const Params &);

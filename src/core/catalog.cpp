@@ -41,6 +41,7 @@ constexpr Capabilities scheduled{pap_aware | schedule_based};
 constexpr Capabilities radix{takes_radix};
 constexpr Capabilities scheduled_sizes{pap_aware | schedule_based | takes_segment_sizes};
 constexpr Capabilities in_background{pap_aware | background};
+constexpr Capabilities reacts{reactive};
 
 const Algorithm kAlgorithms[] = {
     // collective, name, restrictions, capabilities, aliases, base, description, builders
@@ -56,6 +57,8 @@ const Algorithm kAlgorithms[] = {
     {C::reduce, "clairvoyant", commutative, scheduled, "", "", "PAT-driven Clairvoyant schedule of N segments ([M], [PO] segment tree)", reduce_clairvoyant_rank, reduce_clairvoyant, reduce_clairvoyant_flat},
     {C::reduce, "uni_greedy", commutative, scheduled_sizes, "", "", "Lowery-Langou greedy pipelined reduction, unidirectional ports ([LL] Alg. 1)", reduce_uni_greedy_rank, reduce_uni_greedy, reduce_uni_greedy_flat},
     {C::reduce, "bi_greedy", commutative, scheduled_sizes, "", "", "Lowery-Langou greedy pipelined reduction, bidirectional ports ([LL] Alg. 2)", reduce_bi_greedy_rank, reduce_bi_greedy, reduce_bi_greedy_flat},
+    // --- MPI_Reduce: reactive (blocking calls) ----------------------------
+    {C::reduce, "reactive", commutative, reacts, "", "", "segmented chain in the arrival order observed at run time (one atomic per rank, control messages); blocking calls only", reduce_reactive, nullptr},
     // --- MPI_Allreduce: classic ------------------------------------------
     {C::allreduce, "ring", commutative, plain, "", "", "ring reduce-scatter, ring allgather", allreduce_ring, nullptr},
     {C::allreduce, "rabenseifner", none, plain, "", "", "recursive halving, then recursive doubling", allreduce_rabenseifner, nullptr},
@@ -65,6 +68,8 @@ const Algorithm kAlgorithms[] = {
     {C::allreduce, "slt", commutative, pap, "", "", "linear tree with the chain sorted by PAT, latest last ([PA] 4.1)", allreduce_slt, allreduce_slt_all, allreduce_slt_flat},
     {C::allreduce, "prr", commutative, pap, "", "", "prereduced ring: presteps before a late rank, which then does P-1 exchanges ([PA] 4.2)", allreduce_prr, nullptr},
     {C::allreduce, "clairvoyant", commutative, scheduled, "", "", "PAT-driven: early ranks reduce (or allreduce), late ranks folded in down two pipelined trees; classic when balanced", allreduce_clairvoyant_rank, allreduce_clairvoyant},
+    // --- MPI_Allreduce: reactive (blocking calls) -------------------------
+    {C::allreduce, "reactive", commutative, reacts, "", "", "reactive reduce to rank 0 in the arrival order observed at run time, then a broadcast (binomial, or a pipelined chain from 64 KiB); blocking calls only", allreduce_reactive, nullptr},
     // --- MPI_Scatter -----------------------------------------------------
     {C::scatter, "linear", none, plain, "lin", "", "root sends every block in rank order", scatter_linear, scatter_linear_all},
     {C::scatter, "binomial", none, plain, "bnom", "", "binomial tree, halves forwarded largest first", scatter_binomial, scatter_binomial_all},

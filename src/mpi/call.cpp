@@ -120,12 +120,32 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
     run.kind = Run::Kind::native;
     return MPI_SUCCESS;
   }
+  if ((entry->capabilities & core::reactive) && unmeasured_call_open()) {
+    const std::string reason = std::string(core::to_string(collective)) + " algorithm '" + std::string(entry->name) +
+                               "' reacts to the arrival order at run time and serves blocking calls only "
+                               "(not non-blocking or persistent ones)";
+    if (CallContext *context = current_call(); context && context->shim) {  // every rank declines alike
+      context->declined = reason;
+      run.kind = Run::Kind::native;
+      return MPI_SUCCESS;
+    }
+    return fail(MPI_ERR_ARG, reason);
+  }
   const int tag = state->next_tag();
   if (count == 0 || state->size == 1) {
     if (count > 0 && !in_place) {
       std::vector<char> pack;
       return copy_elements(type, sendbuf, recvbuf, count, pack);
     }
+    return MPI_SUCCESS;
+  }
+  if (entry->capabilities & core::reactive) {
+    run.kind = Run::Kind::reactive;
+    run.reactive = entry->algorithm;
+    run.params = params;
+    run.state = state;
+    run.context = ExecutionContext{state->comm, tag, op, type};
+    run.buffers = ExecutionBuffers{in_place ? recvbuf : sendbuf, recvbuf};
     return MPI_SUCCESS;
   }
   run.kind = Run::Kind::program;

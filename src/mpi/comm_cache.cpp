@@ -1,6 +1,5 @@
 #include "comm_cache.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include "core/config.hpp"
 #include "error.hpp"
 #include "finalize.hpp"
+#include "reactive.hpp"
 
 namespace patcoll::mpi {
 
@@ -116,6 +116,7 @@ void destroy(CommState *state) {
                    h->describe().c_str());
     state->history.reset();
   }
+  release_reactive(*state);
   if (state->comm != MPI_COMM_NULL) MPI_Comm_free(&state->comm);
   delete state;
 }

@@ -121,6 +121,13 @@ struct AutoFeedback {
   std::deque<Exchange> in_flight;  // oldest first; elements do not move while MPI holds their buffers
 };
 
+// The reactive algorithms' mechanism on a communicator (mpi/reactive.hpp):
+// a second private duplicate for their control messages, created by the
+// first reactive call, freed with the state.
+struct ReactiveControl {
+  MPI_Comm control = MPI_COMM_NULL;
+};
+
 struct CommState {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate
   int size = 1;
@@ -151,6 +158,7 @@ struct CommState {
   // (report.hpp; owned by the recorder, which keeps it after the
   // communicator is freed).
   report::CommRecord *report = nullptr;
+  ReactiveControl reactive;
   // PATCOLL_VERBOSE: the serving algorithms the shim has named, per collective.
   std::array<std::set<std::string>, core::kCollectiveCount> reported;
 

@@ -265,6 +265,7 @@ CallScope::~CallScope() { g_call = previous_; }
 void set_feedback_hook(FeedbackHook hook) { g_feedback_hook.store(hook); }
 
 UnmeasuredCall::UnmeasuredCall() { ++g_unmeasured_calls; }
+bool unmeasured_call_open() { return g_unmeasured_calls > 0; }
 UnmeasuredCall::~UnmeasuredCall() { --g_unmeasured_calls; }
 
 void measure_blocking_call(CommState &state, double entry_time) {

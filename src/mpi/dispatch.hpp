@@ -101,6 +101,9 @@ void set_feedback_hook(FeedbackHook hook);
 // the collective's end). While one is prepared (this scope, per thread),
 // `auto` runs what the measured blocking calls of its shape and pattern
 // decided and takes no native probe from them (core::Selector::select).
+// True while an UnmeasuredCall scope is open on this thread (a
+// non-blocking or persistent call is being prepared).
+bool unmeasured_call_open();
 class UnmeasuredCall {
  public:
   UnmeasuredCall();

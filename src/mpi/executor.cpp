@@ -85,7 +85,7 @@ void Execution::note_error(int rc) {
 }
 
 int Execution::start(const core::Program &program, const ProgramShape &shape, const ExecutionBuffers &buffers,
-                     const ExecutionContext &context, Workspace &workspace) {
+                     const ExecutionContext &context, Workspace &workspace, std::size_t first_step) {
   if (active()) return fail(MPI_ERR_REQUEST, "the collective is still active");
   if (shape.largest > INT_MAX) return fail(MPI_ERR_COUNT, "a message of more than INT_MAX elements");
   if (int rc = combine_mode(mode_); rc != MPI_SUCCESS) return rc;
@@ -96,7 +96,7 @@ int Execution::start(const core::Program &program, const ProgramShape &shape, co
   buffers_ = buffers;
   context_ = context;
   workspace_ = &workspace;
-  step_ = 0;
+  step_ = first_step;
   in_step_ = false;
   error_ = MPI_SUCCESS;
   workspace.scratch.allocate(context.type, program.scratch_count);
@@ -361,9 +361,10 @@ int Execution::wait() {
 }
 
 int execute(const core::Program &program, const ProgramShape &shape, const ExecutionBuffers &buffers,
-            const ExecutionContext &context, Workspace &workspace) {
+            const ExecutionContext &context, Workspace &workspace, std::size_t first_step) {
   Execution execution;
-  if (int rc = execution.start(program, shape, buffers, context, workspace); rc != MPI_SUCCESS && !execution.active())
+  if (int rc = execution.start(program, shape, buffers, context, workspace, first_step);
+      rc != MPI_SUCCESS && !execution.active())
     return rc;
   return execution.wait();
 }

@@ -105,8 +105,11 @@ class Execution {
   // waits on communication. `program`, `buffers`' storage and `workspace`
   // must stay valid until the execution is complete. Returns MPI_SUCCESS or
   // the first error so far (the execution then drains; see above).
+  // `first_step` > 0 continues a Program whose earlier steps an earlier
+  // execution with the same workspace ran (a reactive Program whose peers
+  // became known: core/builders/reactive.hpp); its scratch is kept.
   int start(const core::Program &program, const ProgramShape &shape, const ExecutionBuffers &buffers,
-            const ExecutionContext &context, Workspace &workspace);
+            const ExecutionContext &context, Workspace &workspace, std::size_t first_step = 0);
   // Progress without blocking; `complete` tells whether the last step is
   // done. Returns the first error once complete (MPI_SUCCESS before).
   int test(bool &complete);
@@ -163,6 +166,6 @@ class Execution {
 int execute(const core::Program &, const ExecutionBuffers &, const ExecutionContext &);
 // The same with a kept workspace and a precomputed shape.
 int execute(const core::Program &, const ProgramShape &, const ExecutionBuffers &, const ExecutionContext &,
-            Workspace &);
+            Workspace &, std::size_t first_step = 0);
 
 }  // namespace patcoll::mpi

@@ -5,6 +5,7 @@
 
 #include "dispatch.hpp"
 #include "error.hpp"
+#include "reactive.hpp"
 #include "signature.hpp"
 
 namespace patcoll::mpi {
@@ -71,6 +72,8 @@ int run_blocking(Run &run) {
       if (rc == MPI_SUCCESS && run.finish) rc = run.finish();
       return rc;
     }
+    case Run::Kind::reactive:
+      return run_reactive(*run.state, *run.reactive, run.params, run.buffers, run.context);
   }
   return MPI_ERR_INTERN;
 }
@@ -107,6 +110,8 @@ int Handle::start() {
     case Run::Kind::native:
       if (int rc = native_start(run_.native, &request_); rc != MPI_SUCCESS) return rc;
       break;
+    case Run::Kind::reactive:  // prepare_reduction refuses it before
+      return fail(MPI_ERR_ARG, "a reactive algorithm serves blocking calls only");
     case Run::Kind::program: {
       workspace_ = run_.program->acquire();
       rc_ = execution_.start(run_.program->program, run_.program->shape, run_.buffers, run_.context, *workspace_);
@@ -149,6 +154,9 @@ int Handle::test_locked(bool &complete) {
       complete = flag != 0;
       break;
     }
+    case Run::Kind::reactive:
+      complete = true;
+      break;
     case Run::Kind::program: {
       const int rc = execution_.test(complete);
       if (complete && rc != MPI_SUCCESS && rc_ == MPI_SUCCESS) rc_ = rc;

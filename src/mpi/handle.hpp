@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "comm_cache.hpp"
+#include "core/algorithm.hpp"
 #include "executor.hpp"
 
 
@@ -49,10 +50,12 @@ int native_init(const NativeCall &, MPI_Info, MPI_Request *);
 
 // What one start of a collective runs.
 struct Run {
-  enum class Kind { nothing, native, program };
+  enum class Kind { nothing, native, program, reactive };
   Kind kind = Kind::nothing;
   NativeCall native;                               // native
   std::shared_ptr<CachedProgram> program;          // program
+  const core::Algorithm *reactive = nullptr;        // reactive (blocking only, mpi/reactive.hpp)
+  core::Params params;                              // reactive
   ExecutionBuffers buffers;
   ExecutionContext context;
   std::function<int()> finish;                     // after completion (unpacking); may be empty

@@ -107,7 +107,10 @@ class ReductionSuite {
     algorithms_ = algorithms_of(collective_);
     for (Path path : paths) {
       path_ = path;
-      sweep_communicators([&](MPI_Comm comm, bool only_large) { matrix(suite, comm, only_large); });
+      sweep_communicators([&](MPI_Comm comm, bool only_large) {
+        matrix(suite, comm, only_large);
+        if (path_ == Path::blocking) reactive_orders(suite, comm);
+      });
       bad_input(suite, MPI_COMM_WORLD);
     }
     path_ = Path::blocking;
@@ -191,6 +194,54 @@ class ReductionSuite {
 
   std::string label() const { return std::string(collective_) + to_string(path_); }
 
+  // A reactive algorithm serves blocking calls only: MPI_ERR_ARG on the
+  // non-blocking and persistent paths.
+  bool refuses_path(const std::string &algorithm) const {
+    if (path_ == Path::blocking) return false;
+    patcoll::core::Collective c;
+    patcoll::core::parse_collective(collective_, c);
+    for (const auto &entry : patcoll::mpi::entries(c))
+      if (entry.name == algorithm) return static_cast<bool>(entry.capabilities & patcoll::core::reactive);
+    return false;
+  }
+
+  // Reactive algorithms under changing arrival orders: each rank sleeps a
+  // different time before every call (a new order each iteration, on
+  // MPI_COMM_WORLD and on the parity split), against native.
+  void reactive_orders(Suite &suite, MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (const std::string &algorithm : algorithms_) {
+      patcoll::core::Collective c;
+      patcoll::core::parse_collective(collective_, c);
+      bool reactive = false;
+      for (const auto &entry : patcoll::mpi::entries(c))
+        if (entry.name == algorithm) reactive = static_cast<bool>(entry.capabilities & patcoll::core::reactive);
+      if (!reactive) continue;
+      for (int iteration = 0; iteration < 12; ++iteration) {
+        const int count = iteration % 3 == 0 ? 1 : 5000 + iteration;
+        const int root = rooted_ ? iteration % size : 0;
+        std::vector<int> send(static_cast<std::size_t>(count)), got(static_cast<std::size_t>(count), -1),
+            expected(static_cast<std::size_t>(count), -2);
+        for (int i = 0; i < count; ++i) send[static_cast<std::size_t>(i)] = (i * 5 + rank * 3 + iteration) % 11 - 5;
+        int rc = call("native", send.data(), expected.data(), count, MPI_INT, MPI_SUM, root, comm);
+        // Arrival order: a permutation that changes every iteration.
+        const int place = (rank * 7 + iteration * 3) % size;
+        const double delay = 0.002 * static_cast<double>((place * 5 + iteration) % size) / size;
+        const double until = MPI_Wtime() + delay;
+        while (MPI_Wtime() < until) {
+        }
+        if (rc == MPI_SUCCESS) rc = call(algorithm, send.data(), got.data(), count, MPI_INT, MPI_SUM, root, comm);
+        const std::string what = label() + " " + algorithm + " arrival order #" + std::to_string(iteration) +
+                                 " count=" + std::to_string(count) + " root=" + std::to_string(root) +
+                                 " P=" + std::to_string(size);
+        suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
+        if (rc == MPI_SUCCESS && (!rooted_ || rank == root)) suite.check(got == expected, what + ": result differs from native");
+      }
+    }
+  }
+
   int call(const std::string &algorithm, const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
            int root, MPI_Comm comm) {
     const char *name = algorithm.c_str();
@@ -230,6 +281,16 @@ class ReductionSuite {
                        : PAT_Allreduce_init(send.data(), recv.data(), count, MPI_INT, MPI_SUM, comm, info, &handle);
       MPI_Info_free(&info);
       const std::string what = std::string(collective_) + " [persistent] " + algorithm + " started 3 times";
+      path_ = Path::persistent;
+      const bool refuses = refuses_path(algorithm);
+      path_ = Path::blocking;
+      if (refuses) {
+        int cls = rc;
+        MPI_Error_class(rc, &cls);
+        suite.check(rc != MPI_SUCCESS && cls == MPI_ERR_ARG && handle == nullptr,
+                    what + ": a reactive algorithm's init returned " + error_class_name(rc));
+        continue;
+      }
       suite.check(rc == MPI_SUCCESS, what + ": init returned " + error_class_name(rc));
       if (rc != MPI_SUCCESS) continue;
       for (int round = 0; round < 3; ++round) {
@@ -287,6 +348,7 @@ class ReductionSuite {
                                        " count=" + std::to_string(count) + " root=" + std::to_string(root) +
                                        (in_place ? " in-place" : "") + " P=" + std::to_string(size);
               if (rc == MPI_SUCCESS) {
+                suite.check(!refuses_path(algorithm), what + ": a reactive algorithm served a non-blocking call");
                 suite.check(!has_result || same(got, expected, t), what + ": result differs from native");
                 suite.check(holes_untouched(got_before, got, t), what + ": wrote into the datatype's holes");
                 suite.check(input.bytes == input_copy.bytes, what + ": the send buffer was modified");
@@ -294,7 +356,8 @@ class ReductionSuite {
                 // Only a commutative-only algorithm may refuse, and only a non-commutative op.
                 int cls = rc;
                 MPI_Error_class(rc, &cls);
-                const bool refused_properly = cls == MPI_ERR_OP && o.op == matrix_op_;
+                const bool refused_properly =
+                    (cls == MPI_ERR_OP && o.op == matrix_op_) || (cls == MPI_ERR_ARG && refuses_path(algorithm));
                 suite.check(refused_properly, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
                 Buffer untouched(t.base, slots);
                 fill_sentinel(untouched);
@@ -371,6 +434,13 @@ class ReductionSuite {
         }
         const int rc_native = call("native", pairs_in.data(), expected.data(), 4, MPI_2INT, MPI_MAXLOC, 0, comm);
         const int rc = call(algorithm, pairs_in.data(), got.data(), 4, MPI_2INT, MPI_MAXLOC, 0, comm);
+        int cls = rc;
+        MPI_Error_class(rc, &cls);
+        if (refuses_path(algorithm))
+          suite.check(cls == MPI_ERR_ARG && std::strlen(PAT_Last_error()) > 0,
+                      std::string(collective_) + " " + a + "a reactive algorithm on this path returned " +
+                          error_class_name(rc));
+        else
         suite.check(rc_native == MPI_SUCCESS && rc == MPI_SUCCESS && (!(rooted_ && rank != 0) ? got == expected : true),
                     std::string(collective_) + " " + a + "MPI_2INT + MPI_MAXLOC differs from native or failed: " +
                         error_class_name(rc) + " " + PAT_Last_error());

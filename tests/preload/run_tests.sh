@@ -216,6 +216,17 @@ nonblocking)
       fi
     done
   done
+  # A reactive algorithm serves blocking calls only: the shim declines the
+  # non-blocking (and persistent) ones, the MPI library serves them and one
+  # line says why.
+  tag="nb-reactive"
+  run "$tag" "$nonblocking" --shim -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_ALLREDUCE=reactive \
+      PATCOLL_REDUCE=reactive
+  passed "$tag" $?
+  for coll in Allreduce Reduce; do
+    grep -qE "MPI_I${coll,,} on MPI_COMM_WORLD \($np ranks\): native, because PATCOLL_${coll^^}=reactive.*blocking calls only" \
+        "$work/$tag.err" || { fail "$tag: MPI_I${coll,,} with a reactive algorithm was not declined"; head -5 "$work/$tag.err"; }
+  done
   ;;
 
 threads)

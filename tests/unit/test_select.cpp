@@ -103,7 +103,8 @@ TEST(Select, BalancedArrivalsRankNativeAgainstEveryForegroundAlgorithm) {
     }
     EXPECT_TRUE(ranked.count(std::string(native_name))) << to_string(c);
     for (const Algorithm &a : algorithms()) {
-      if (a.collective == c && !(a.capabilities & background) && unsupported_reason(a, p).empty()) {
+      if (a.collective == c && !(a.capabilities & background) && !(a.capabilities & reactive) &&
+          unsupported_reason(a, p).empty()) {
         EXPECT_TRUE(ranked.count(std::string(a.name))) << to_string(c) << ": " << a.name;
       }
     }
@@ -771,7 +772,8 @@ TEST(SelectBalanced, TheBalancedRankingIsNativeAndEveryForegroundAlgorithm) {
   for (const Prediction &q : ranked) names.emplace(q.name);
   std::set<std::string> want{std::string(native_name)};
   for (const Algorithm &a : algorithms())
-    if (a.collective == Collective::reduce && !(a.capabilities & background) && unsupported_reason(a, p).empty())
+    if (a.collective == Collective::reduce && !(a.capabilities & background) && !(a.capabilities & reactive) &&
+        unsupported_reason(a, p).empty())
       want.emplace(a.name);
   EXPECT_EQ(names, want);
   // Native stands for the best of the size rule's classic algorithms.

@@ -555,7 +555,7 @@ int run(int argc, char **argv) {
       const auto time_now = [] { return std::chrono::steady_clock::now(); };
       const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
       const std::string reason = unsupported_reason(*algorithm, params);
-      const bool pap_aware = (algorithm->capabilities & Capability::pap_aware);
+      const bool pap_aware = (algorithm->capabilities & Capability::pap_aware) || (algorithm->capabilities & Capability::reactive);
       std::optional<FlatPrograms> shared;
       double shared_build_seconds = 0;
       if (reason.empty() && !pap_aware) {

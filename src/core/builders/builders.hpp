@@ -15,3 +15,4 @@
 #include "bcast.hpp"                // MPI_Bcast
 #include "alltoall.hpp"             // alltoall(v)
 #include "reduce_scatter.hpp"       // reduce_scatter(_block)
+#include "reactive.hpp"             // reactive reduce

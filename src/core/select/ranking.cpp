@@ -65,8 +65,11 @@ std::vector<Prediction> predict_balanced(const Params &params) {
     // Every foreground row: with equal arrivals a PAP-aware schedule is one
     // more algorithm, and some are the fastest of all (Lowery–Langou's
     // greedy reductions, the pipelined clairvoyant broadcast). A
-    // background row needs the PAT runtime's thread.
-    if (algorithm.collective != flat.collective || (algorithm.capabilities & background)) continue;
+    // background row needs the PAT runtime's thread; a reactive one serves
+    // blocking calls only.
+    if (algorithm.collective != flat.collective || (algorithm.capabilities & background) ||
+        (algorithm.capabilities & reactive))
+      continue;
     if (!unsupported_reason(algorithm, flat).empty()) continue;
     const SimulateResult result = simulate(algorithm, flat);
     if (!result.error.empty() || !std::isfinite(result.run_time)) continue;

@@ -1,0 +1,46 @@
+// The mechanism of the reactive algorithms (core/builders/reactive.hpp):
+// how a rank learns its place in the arrival order at run time, and the
+// run of its Program in the stages its knowledge allows, by the one
+// executor.
+//
+// Place in line, by control messages on a second private duplicate of
+// the communicator (the call's tag): every non-root rank, when it arrives,
+// tells the root ("hello", zero bytes); the root takes the hellos as they
+// come (MPI_ANY_SOURCE) and answers each with the rank that came before
+// and whether it is the last (two ints). The root's receive order is the
+// arrival order. A rank then tells its predecessor it is there (zero
+// bytes); a rank that is not the last receives that message from its
+// successor (MPI_ANY_SOURCE: exactly one comes). The late rank's cost is
+// one round trip to the root. (One MPI_Compare_and_swap on a window at the
+// root would do the same without the root's part, but Open MPI 4.1's
+// one-sided atomics crash in shared memory where its single-copy transfer
+// is not permitted, e.g. in containers: osc/rdma's emulated compare-and-
+// swap over btl/vader.) The root's own arrival gates the line: a late root
+// is waited for, as every reduce waits for its root.
+//
+// Run: the Program built with the peers the rank knows runs up to its
+// first step that needs one it does not (core::known_steps); the rank then
+// waits for its control message and the executor continues with the
+// Program built for the full links, from that step, in the same workspace.
+//
+// Blocking calls only: a non-blocking or persistent call that names a
+// reactive algorithm is MPI_ERR_ARG (prepare_reduction).
+#pragma once
+
+#include <mpi.h>
+
+#include "comm_cache.hpp"
+#include "core/algorithm.hpp"
+#include "executor.hpp"
+
+namespace patcoll::mpi {
+
+// Runs one blocking reactive reduce or allreduce on `state`'s communicator.
+int run_reactive(CommState &state, const core::Algorithm &algorithm, const core::Params &params,
+                 const ExecutionBuffers &buffers, const ExecutionContext &context);
+
+// Frees the communicator's window and control duplicate (collective; at
+// the state's destruction).
+void release_reactive(CommState &state);
+
+}  // namespace patcoll::mpi

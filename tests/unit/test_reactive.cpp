@@ -1,0 +1,226 @@
+// reduce/reactive: the chain in arrival order (builders/reactive.hpp).
+// The validator proves the Programs of every arrival order for P <= 6 and
+// of random orders for larger P; the simulator runs them with their
+// control messages; the staged Programs the executor runs (peers not yet
+// known) are prefixes of the full ones.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "core/algorithm.hpp"
+#include "core/builders/reactive.hpp"
+#include "core/simulate.hpp"
+#include "core/validate.hpp"
+#include "random_pats.hpp"
+
+using namespace patcoll::core;
+
+namespace {
+
+Params make(int procs, std::int64_t count, int root, std::int64_t segments) {
+  Params params;
+  params.collective = Collective::reduce;
+  params.procs = procs;
+  params.count = count;
+  params.root = root;
+  params.segment_count = segments;
+  return params;
+}
+
+const Algorithm &reactive_row() {
+  const Algorithm *algorithm = find_algorithm(Collective::reduce, "reactive");
+  EXPECT_NE(algorithm, nullptr);
+  return *algorithm;
+}
+
+// Arrival times that give `order` (order[i] arrives i-th).
+std::vector<double> times_of(const std::vector<int> &order) {
+  std::vector<double> times(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) times[static_cast<std::size_t>(order[i])] = 1e-3 * static_cast<double>(i);
+  return times;
+}
+
+std::string check(const Params &params) {
+  const std::vector<Program> programs = build_all(reactive_row(), params);
+  return validate_all_modes(params, programs);
+}
+
+}  // namespace
+
+TEST(ReactiveReduce, CatalogueRow) {
+  const Algorithm &row = reactive_row();
+  EXPECT_TRUE(row.capabilities & reactive);
+  EXPECT_FALSE(row.capabilities & pap_aware);
+  EXPECT_TRUE(row.restrictions & needs_commutative);
+  Params params = make(4, 8, 0, 2);
+  params.commutative = false;
+  EXPECT_NE(unsupported_reason(row, params), "");
+  params = make(kReactiveMaxProcs + 1, 8, 0, 2);
+  EXPECT_NE(unsupported_reason(row, params).find("at most"), std::string::npos);
+}
+
+TEST(ReactiveReduce, ValidForEveryArrivalOrderUpToSix) {
+  for (int procs = 1; procs <= 6; ++procs)
+    for (int root = 0; root < procs; ++root)
+      for (std::int64_t segments : {1, 3}) {
+        std::vector<int> order(static_cast<std::size_t>(procs));
+        std::iota(order.begin(), order.end(), 0);
+        int orders = 0;
+        do {
+          Params params = make(procs, 7, root, segments);
+          params.arrivals = times_of(order);
+          const std::string error = check(params);
+          ASSERT_EQ(error, "") << "P=" << procs << " root=" << root << " segments=" << segments << " order #" << orders;
+          ++orders;
+        } while (std::next_permutation(order.begin(), order.end()));
+        EXPECT_GT(orders, 0);
+      }
+}
+
+TEST(ReactiveReduce, ValidForRandomOrdersUpTo66) {
+  std::mt19937_64 rng(7);
+  for (int procs : {7, 8, 12, 13, 31, 32, 48, 66})
+    for (int trial = 0; trial < 6; ++trial) {
+      const int root = static_cast<int>(rng() % static_cast<unsigned>(procs));
+      Params params = make(procs, 50, root, trial % 2 == 0 ? 4 : 1);
+      params.arrivals = random_pats(procs, rng);
+      ASSERT_EQ(check(params), "") << "P=" << procs << " root=" << root << " trial " << trial;
+    }
+}
+
+TEST(ReactiveReduce, LinksFollowTheArrivalOrder) {
+  Params params = make(5, 10, 2, 2);
+  params.arrivals = {0.004, 0.0, 0.001, 0.003, 0.002};  // non-roots in order: 1, 4, 3, 0
+  const std::vector<int> chain = reactive_chain(params);
+  EXPECT_EQ(chain, (std::vector<int>{1, 4, 3, 0}));
+  EXPECT_EQ(reactive_links(params, chain, 1), (ArrivalLinks{-1, 4}));
+  EXPECT_EQ(reactive_links(params, chain, 3), (ArrivalLinks{4, 0}));
+  EXPECT_EQ(reactive_links(params, chain, 0), (ArrivalLinks{3, 2}));
+  EXPECT_EQ(reactive_links(params, chain, 2), (ArrivalLinks{0, -1}));
+}
+
+// What the executor runs before it knows a neighbour is the full
+// Program's beginning, and the data Programs are the control Programs
+// without their zero-element messages.
+TEST(ReactiveReduce, StagedProgramsArePrefixes) {
+  for (int procs : {2, 3, 6, 9}) {
+    Params params = make(procs, 12, procs / 2, 3);
+    const std::vector<int> chain = reactive_chain(params);
+    for (int rank = 0; rank < procs; ++rank) {
+      const ArrivalLinks full = reactive_links(params, chain, rank);
+      ArrivalLinks staged = full;
+      if (rank == params.root) staged.previous = full.previous >= 0 ? kUnknownPeer : -1;
+      else if (full.next != params.root) staged.next = kUnknownPeer;
+      const Program before = reduce_reactive_links(params, rank, staged, false);
+      const Program after = reduce_reactive_links(params, rank, full, false);
+      const std::size_t known = known_steps(before);
+      EXPECT_EQ(before.scratch_count, after.scratch_count);
+      ASSERT_LE(known, after.steps.size());
+      for (std::size_t s = 0; s < known; ++s) EXPECT_EQ(before.steps[s], after.steps[s]) << "rank " << rank;
+      EXPECT_EQ(known_steps(after), after.steps.size());
+      if (staged == full) EXPECT_EQ(known, before.steps.size());
+      else EXPECT_LT(known, before.steps.size());
+      // The control Program = the data Program plus zero-element messages.
+      const Program control = reduce_reactive_links(params, rank, full, true);
+      Program stripped{rank, procs, control.scratch_count, {}};
+      for (const Step &step : control.steps) {
+        std::vector<Op> ops;
+        for (const Op &op : step.ops)
+          if (op.kind == OpKind::local || (op.kind == OpKind::send ? op.src.count : op.dst.count) > 0) ops.push_back(op);
+        add_step(stripped, ops, step.round);
+      }
+      EXPECT_EQ(stripped, after) << "rank " << rank;
+    }
+  }
+}
+
+// The simulator runs the control messages: 3P - 4 of them (P - 1 hellos
+// to the root, P - 1 answers, P - 2 to a predecessor), and a late rank is
+// one pipelined transfer from the end.
+TEST(ReactiveReduce, SimulatedWithControlMessages) {
+  const int procs = 8;
+  Params params = make(procs, 1 << 18, 0, 16);
+  params.cost = CostModel{1e-5, 1e-9, 0.0};
+  params.element_bytes = 4;
+  const SimulateResult balanced = simulate(reactive_row(), params);
+  ASSERT_EQ(balanced.error, "");
+  const std::int64_t data_messages = static_cast<std::int64_t>(procs - 1) * 16;
+  EXPECT_EQ(balanced.messages, data_messages + (3 * procs - 4));
+  // One rank late by much more than the whole collective.
+  const double late = 1.0;
+  params.arrivals.assign(static_cast<std::size_t>(procs), 0.0);
+  params.arrivals[3] = late;
+  const SimulateResult one_late = simulate(reactive_row(), params);
+  ASSERT_EQ(one_late.error, "");
+  const double transfer = static_cast<double>(params.count * params.element_bytes) * params.cost.beta;
+  const double after_last = one_late.run_time - late;
+  EXPECT_GT(after_last, transfer);
+  // Its predecessor forwards while it receives, the late rank too: about
+  // one transfer plus a few segments, far from the balanced chain.
+  EXPECT_LT(after_last, transfer * (1.0 + 4.0 / 16.0) + 10 * params.cost.alpha);
+  EXPECT_LT(after_last, balanced.run_time);
+}
+
+// allreduce/reactive: the reactive reduce to rank 0, then the broadcast.
+namespace {
+
+const Algorithm &reactive_allreduce() {
+  const Algorithm *algorithm = find_algorithm(Collective::allreduce, "reactive");
+  EXPECT_NE(algorithm, nullptr);
+  return *algorithm;
+}
+
+Params make_allreduce(int procs, std::int64_t count, std::int64_t segments) {
+  Params params = make(procs, count, 0, segments);
+  params.collective = Collective::allreduce;
+  return params;
+}
+
+}  // namespace
+
+TEST(ReactiveAllreduce, ValidForEveryArrivalOrderUpToSix) {
+  for (int procs = 1; procs <= 6; ++procs)
+    for (std::int64_t count : {7, 1100}) {  // binomial broadcast; 1100 x 64 B: pipelined chain
+      std::vector<int> order(static_cast<std::size_t>(procs));
+      std::iota(order.begin(), order.end(), 0);
+      do {
+        Params params = make_allreduce(procs, count, 3);
+        params.element_bytes = count > 100 ? 64 : 4;
+        params.arrivals = times_of(order);
+        ASSERT_EQ(validate_all_modes(params, build_all(reactive_allreduce(), params)), "")
+            << "P=" << procs << " count=" << count;
+      } while (std::next_permutation(order.begin(), order.end()));
+    }
+}
+
+TEST(ReactiveAllreduce, ValidForRandomOrdersUpTo66) {
+  std::mt19937_64 rng(11);
+  for (int procs : {7, 12, 13, 48, 66})
+    for (int trial = 0; trial < 4; ++trial) {
+      Params params = make_allreduce(procs, trial % 2 == 0 ? 50 : 20000, 0);
+      params.arrivals = random_pats(procs, rng);
+      ASSERT_EQ(validate_all_modes(params, build_all(reactive_allreduce(), params)), "") << "P=" << procs;
+    }
+}
+
+TEST(ReactiveAllreduce, StagedProgramsArePrefixes) {
+  for (int procs : {2, 5, 8}) {
+    Params params = make_allreduce(procs, 20000, 0);
+    const std::vector<int> chain = reactive_chain(params);
+    for (int rank = 0; rank < procs; ++rank) {
+      const ArrivalLinks full = reactive_links(params, chain, rank);
+      ArrivalLinks staged = full;
+      if (rank == 0) staged.previous = kUnknownPeer;
+      else if (full.next != 0) staged.next = kUnknownPeer;
+      const Program before = allreduce_reactive_links(params, rank, staged, false);
+      const Program after = allreduce_reactive_links(params, rank, full, false);
+      const std::size_t known = known_steps(before);
+      ASSERT_LE(known, after.steps.size());
+      EXPECT_EQ(before.scratch_count, after.scratch_count);
+      for (std::size_t s = 0; s < known; ++s) EXPECT_EQ(before.steps[s], after.steps[s]) << "rank " << rank;
+    }
+  }
+}

@@ -198,22 +198,21 @@ double port_time(const BoundCost &cost, double bytes, double largest) {
 }
 
 // Times from per-rank lower bounds on the exits (`exit`) and a lower bound
-// `end` on the latest exit that some rank, not known which, reaches: the
-// sum of the exits is at least Σ exit_r + (end − max exit_r), since the
-// rank reaching `end` was counted with at most max exit_r.
+// `end` on the latest exit, which some rank, not known which, reaches: the
+// run time to `end`, the average elapsed time the mean of the per-rank
+// bounds (so that it lies between their least and their largest).
 BoundTimes from_exits(const std::vector<double> &pat, const std::vector<double> &exit, double end) {
   BoundTimes times;
   if (pat.empty()) return times;
   const double first = *std::min_element(pat.begin(), pat.end());
-  const double latest = *std::max_element(exit.begin(), exit.end());
-  end = std::max(end, latest);
+  end = std::max(end, *std::max_element(exit.begin(), exit.end()));
   double sum = 0;
   for (std::size_t r = 0; r < pat.size(); ++r) {
     times.elapsed.push_back(exit[r] - pat[r]);
     sum += exit[r] - pat[r];
   }
   times.run_time = end - first;
-  times.average_elapsed = (sum + (end - latest)) / static_cast<double>(pat.size());
+  times.average_elapsed = sum / static_cast<double>(pat.size());
   return times;
 }
 

@@ -89,12 +89,15 @@ const Prediction *Selector::choose(const CachedPattern &slot, Shape &shape, std:
   if (!incumbent || (!judged_here && best && after_last(best) < after_last(incumbent) * (1.0 - options_.hysteresis)))
     chosen = best;
   if (!chosen) chosen = &ranked.front();
-  // Balanced: native's prediction is the best of the classic rule's
-  // candidates (what the MPI library may run), so the model cannot rank a
-  // classic algorithm predicted as fast against it. That one runs, and the
-  // measurements decide: native's probes, and the drop where native is
-  // faster (select_balanced).
-  if (classic && chosen->name == native_name)
+  // Native's prediction is the best of the classic rule's candidates
+  // (what the MPI library may run), not a measurement of the MPI library:
+  // the model cannot rank a candidate predicted as fast against it, and
+  // native's real algorithm may be far slower (under imbalance above all:
+  // its tree does not know who is late). So the best candidate predicted
+  // no slower than native runs, and the measurements decide: native's
+  // probes, and the drop where native is faster. Without feedback nothing
+  // would check it: the hysteresis alone rules.
+  if (chosen->name == native_name && options_.feedback)
     for (const Prediction &p : ranked)
       if (p.name != native_name && usable(p)) {
         if (after_last(&p) <= after_last(chosen)) chosen = &p;

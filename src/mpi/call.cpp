@@ -39,12 +39,32 @@ namespace patcoll::mpi {
 using core::Collective;
 
 // Checks shared by every collective; fills state, size and rank.
-int common_checks(MPI_Comm comm, CommState *&state, bool &inter) {
+int begin_call(const NativeCall &call, Run &run, CommState *&state) {
+  set_last_error({});
+  run.kind = Run::Kind::nothing;
+  run.native = call;
+  state = nullptr;
   if (!mpi_usable()) return fail(MPI_ERR_OTHER, "MPI is not initialised or already finalised");
-  if (comm == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
-  if (int rc = intra_comm_state(comm, state, inter); rc != MPI_SUCCESS) return rc;
-  if (inter) return MPI_SUCCESS;
+  if (call.comm == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  bool inter = false;
+  if (int rc = intra_comm_state(call.comm, state, inter); rc != MPI_SUCCESS) return rc;
+  if (inter) {  // intercommunicators: the MPI library's own
+    state = nullptr;
+    run.kind = Run::Kind::native;
+    return MPI_SUCCESS;
+  }
   state->mailbox->take(state->arrivals);  // the PAT runtime's newest vector, if any
+  return MPI_SUCCESS;
+}
+
+int run_byte_program(CommState &state, const Entry &entry, const core::Params &params, int tag, Run &run) {
+  TypeInfo bytes;
+  if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
+  run.kind = Run::Kind::program;
+  run.program = program(state.programs, state.rank, entry, params);
+  run.state = &state;
+  run.reusable = !(entry.capabilities & core::pap_aware) && run.own_pack.empty() && run.whole_pack.empty();
+  run.context = ExecutionContext{state.comm, tag, MPI_OP_NULL, bytes};
   return MPI_SUCCESS;
 }
 
@@ -55,16 +75,11 @@ namespace {
 // non-blocking or persistent one keeps.
 int prepare_reduction(Collective collective, const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, Run &run) {
-  set_last_error({});
-  run.kind = Run::Kind::nothing;
-  run.native = NativeCall{collective, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, root, comm};
   CommState *state = nullptr;
-  bool inter = false;
-  if (int rc = common_checks(comm, state, inter); rc != MPI_SUCCESS) return rc;
-  if (inter) {  // intercommunicators: the MPI library's own
-    run.kind = Run::Kind::native;
-    return MPI_SUCCESS;
-  }
+  if (int rc = begin_call(NativeCall{collective, sendbuf, recvbuf, count, 0, datatype, MPI_DATATYPE_NULL, op, root, comm},
+                          run, state);
+      rc != MPI_SUCCESS || !state)
+    return rc;
   const bool is_root = collective == Collective::allreduce || state->rank == root;
   if (count < 0) return fail(MPI_ERR_COUNT, "count is negative (" + std::to_string(count) + ")");
   if (int rc = check_type(datatype, "datatype"); rc != MPI_SUCCESS) return rc;
@@ -147,17 +162,16 @@ namespace {
 int prepare_movement(Collective collective, const char *algorithm, const void *sendbuf, int sendcount,
                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                      MPI_Comm comm, Run &run) {
-  set_last_error({});
-  run.kind = Run::Kind::nothing;
-  run.native = NativeCall{collective, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm};
   CommState *state = nullptr;
-  bool inter = false;
-  if (int rc = common_checks(comm, state, inter); rc != MPI_SUCCESS) return rc;
+  if (int rc = begin_call(
+          NativeCall{collective, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, root, comm},
+          run, state);
+      rc != MPI_SUCCESS || !state)
+    return rc;
   auto native = [&] {
     run.kind = Run::Kind::native;
     return MPI_SUCCESS;
   };
-  if (inter) return native();
   MovementArguments args;
   if (int rc = check_movement(collective, state->rank, state->size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                               recvtype, root, args);
@@ -195,13 +209,7 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
     buffers.send = in_place ? static_cast<char *>(whole_bytes) + block * root : own_bytes;
     buffers.recv = whole_bytes;
   }
-  TypeInfo bytes;
-  if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
-  run.kind = Run::Kind::program;
-  run.program = program(state->programs, state->rank, *entry, params);
-  run.state = state;
-  run.reusable = !(entry->capabilities & core::pap_aware) && run.own_pack.empty() && run.whole_pack.empty();
-  run.context = ExecutionContext{state->comm, tag, MPI_OP_NULL, bytes};
+  if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) return rc;
   // The received bytes of a non-dense buffer are unpacked once complete.
   const bool unpack_own = scatter && !in_place && !own.dense && own_count > 0;
   const bool unpack_whole = !scatter && is_root && !whole.dense && whole_count > 0;

@@ -27,10 +27,18 @@ int prepare_broadcast(const NativeCall &, const char *algorithm, Run &);        
 int prepare_all_to_all(const NativeCall &, const char *algorithm, Run &);        // MPI_Alltoall
 int prepare_all_to_all_v(const NativeCall &, const char *algorithm, Run &);      // MPI_Alltoallv
 
-// Checks shared by every collective (MPI usable, a valid communicator);
-// fills `state`, or sets `inter` for an intercommunicator (the MPI
-// library's own serves it).
-int common_checks(MPI_Comm comm, CommState *&state, bool &inter);
+// The start of every prepare_<kind>: clears the last error, keeps the
+// call in `run.native` and checks what every collective needs (MPI usable,
+// a valid communicator). On MPI_SUCCESS, `state` is the communicator's
+// state, or null for an intercommunicator: then `run` is already the MPI
+// library's own call, and the prepare function returns at once.
+int begin_call(const NativeCall &call, Run &run, CommState *&state);
+
+// The end of every movement's prepare_<kind>: `run` executes `entry`'s
+// Program over bytes (one IR element = one byte, MPI_BYTE on the wire)
+// with run.buffers already set; it is reusable (persistent) where the
+// algorithm does not depend on the arrivals and nothing is packed.
+int run_byte_program(CommState &state, const Entry &entry, const core::Params &params, int tag, Run &run);
 
 // Movements run in bytes: one IR element is one byte of a rank's block, so
 // the send and receive datatypes may differ (matching signatures). A

@@ -28,17 +28,12 @@ namespace {
 using core::Collective;
 
 int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
-  set_last_error({});
-  run.kind = Run::Kind::nothing;
-  run.native = c;
   CommState *state = nullptr;
-  bool inter = false;
-  if (int rc = common_checks(c.comm, state, inter); rc != MPI_SUCCESS) return rc;
+  if (int rc = begin_call(c, run, state); rc != MPI_SUCCESS || !state) return rc;
   auto native = [&] {
     run.kind = Run::Kind::native;
     return MPI_SUCCESS;
   };
-  if (inter) return native();
   const int size = state->size, rank = state->rank;
   const bool in_place = c.sendbuf == MPI_IN_PLACE;
   if (c.recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "recvbuf must not be MPI_IN_PLACE");
@@ -153,13 +148,7 @@ int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
     if (int rc = pack_view(c.sendbuf, c.sendcount, send, run.own_pack, own_bytes, true); rc != MPI_SUCCESS) return rc;
   run.buffers.send = in_place ? static_cast<char *>(whole) + own_offset : own_bytes;
   run.buffers.recv = whole;
-  TypeInfo bytes;
-  if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
-  run.kind = Run::Kind::program;
-  run.program = program(state->programs, rank, *entry, params);
-  run.state = state;
-  run.reusable = !(entry->capabilities & core::pap_aware) && run.own_pack.empty() && run.whole_pack.empty();
-  run.context = ExecutionContext{state->comm, tag, MPI_OP_NULL, bytes};
+  if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) return rc;
   return MPI_SUCCESS;
 }
 

@@ -109,16 +109,8 @@ const int *uniform_displacements(MPI_Comm comm, int count) {
 }
 
 int prepare_all_to_all_v(const NativeCall &c, const char *algorithm, Run &run) {
-  set_last_error({});
-  run.kind = Run::Kind::nothing;
-  run.native = c;
   CommState *state = nullptr;
-  bool inter = false;
-  if (int rc = common_checks(c.comm, state, inter); rc != MPI_SUCCESS) return rc;
-  if (inter) {  // intercommunicators: the MPI library's own
-    run.kind = Run::Kind::native;
-    return MPI_SUCCESS;
-  }
+  if (int rc = begin_call(c, run, state); rc != MPI_SUCCESS || !state) return rc;
   const int procs = state->size, rank = state->rank;
   const bool in_place = c.sendbuf == MPI_IN_PLACE;
   if (c.recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "recvbuf must not be MPI_IN_PLACE");
@@ -192,13 +184,7 @@ int prepare_all_to_all_v(const NativeCall &c, const char *algorithm, Run &run) {
     }
   }
   run.buffers = ExecutionBuffers{in_place ? recv_bytes : send_bytes, recv_bytes};
-  TypeInfo bytes;
-  if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
-  run.kind = Run::Kind::program;
-  run.program = program(state->programs, state->rank, *entry, params);
-  run.state = state;
-  run.reusable = !(entry->capabilities & core::pap_aware) && run.own_pack.empty() && run.whole_pack.empty();
-  run.context = ExecutionContext{state->comm, tag, MPI_OP_NULL, bytes};
+  if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) return rc;
   if (stage_recv) {
     std::vector<int> counts(recv.counts, recv.counts + procs), displs(recv.displs, recv.displs + procs);
     run.finish = [data = run.whole_pack.data(), size = static_cast<int>(run.whole_pack.size()), recvbuf = c.recvbuf,

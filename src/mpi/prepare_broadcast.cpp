@@ -21,16 +21,8 @@
 namespace patcoll::mpi {
 
 int prepare_broadcast(const NativeCall &c, const char *algorithm, Run &run) {
-  set_last_error({});
-  run.kind = Run::Kind::nothing;
-  run.native = c;
   CommState *state = nullptr;
-  bool inter = false;
-  if (int rc = common_checks(c.comm, state, inter); rc != MPI_SUCCESS) return rc;
-  if (inter) {  // intercommunicators: the MPI library's own
-    run.kind = Run::Kind::native;
-    return MPI_SUCCESS;
-  }
+  if (int rc = begin_call(c, run, state); rc != MPI_SUCCESS || !state) return rc;
   const int root = c.root, count = c.recvcount;
   void *buffer = c.recvbuf;
   if (root < 0 || root >= state->size)
@@ -60,13 +52,7 @@ int prepare_broadcast(const NativeCall &c, const char *algorithm, Run &run) {
   void *bytes_view = nullptr;
   if (int rc = pack_view(buffer, count, type, run.own_pack, bytes_view, is_root); rc != MPI_SUCCESS) return rc;
   run.buffers = ExecutionBuffers{bytes_view, bytes_view};
-  TypeInfo byte_type;
-  if (int rc = TypeInfo::describe(MPI_BYTE, byte_type); rc != MPI_SUCCESS) return rc;
-  run.kind = Run::Kind::program;
-  run.program = program(state->programs, state->rank, *entry, params);
-  run.state = state;
-  run.reusable = !(entry->capabilities & core::pap_aware) && run.own_pack.empty();
-  run.context = ExecutionContext{state->comm, tag, MPI_OP_NULL, byte_type};
+  if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) return rc;
   if (!is_root && !type.dense) {
     // The received bytes are unpacked into the user's buffer once complete.
     run.finish = [data = run.own_pack.data(), size = static_cast<int>(run.own_pack.size()), buffer, count,

@@ -99,18 +99,11 @@ NativeCall uniform_v_call(NativeCall call);
   ::patcoll::mpi::NativeCall { c, recv, recv, count, count, type, type, MPI_OP_NULL, root, comm }
 #define PATCOLL_PMPI_ARGS_broadcast(n) n.recvbuf, n.recvcount, n.recvtype, n.root, n.comm
 
-// MPI_Alltoall's.
-#define PATCOLL_PARAMS_all_to_all                                                                     \
-  const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,            \
-      MPI_Datatype recvtype, MPI_Comm comm
-#define PATCOLL_CALL_all_to_all(c)                                                                    \
-  ::patcoll::mpi::NativeCall {                                                                        \
-    c, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype, MPI_OP_NULL, 0, comm               \
-  }
-#define PATCOLL_UNIFORM_all_to_all(c) \
-  ::patcoll::mpi::NativeCall { c, send, recv, count, count, type, type, MPI_OP_NULL, 0, comm }
-#define PATCOLL_PMPI_ARGS_all_to_all(n) \
-  n.sendbuf, n.sendcount, n.sendtype, n.recvbuf, n.recvcount, n.recvtype, n.comm
+// MPI_Alltoall's: MPI_Allgather's argument list.
+#define PATCOLL_PARAMS_all_to_all PATCOLL_PARAMS_all_gather
+#define PATCOLL_CALL_all_to_all(c) PATCOLL_CALL_all_gather(c)
+#define PATCOLL_UNIFORM_all_to_all(c) PATCOLL_UNIFORM_all_gather(c)
+#define PATCOLL_PMPI_ARGS_all_to_all(n) PATCOLL_PMPI_ARGS_all_gather(n)
 
 // MPI_Alltoallv's. The uniform call passes every rank `count` elements at
 // packed displacements (arrays of the calling thread, uniform_counts).

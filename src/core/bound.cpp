@@ -197,19 +197,19 @@ double port_time(const BoundCost &cost, double bytes, double largest) {
   return whole * cost.transfer(largest) + (rest > 1e-9 * largest ? cost.transfer(rest) : 0.0);
 }
 
-// Times from per-rank lower bounds on the exits (`exit`) and a lower bound
+// Times from per-rank lower bounds on the exits (`exits`) and a lower bound
 // `end` on the latest exit, which some rank, not known which, reaches: the
 // run time to `end`, the average elapsed time the mean of the per-rank
 // bounds (so that it lies between their least and their largest).
-BoundTimes from_exits(const std::vector<double> &pat, const std::vector<double> &exit, double end) {
+BoundTimes from_exits(const std::vector<double> &pat, const std::vector<double> &exits, double end) {
   BoundTimes times;
   if (pat.empty()) return times;
   const double first = *std::min_element(pat.begin(), pat.end());
-  end = std::max(end, *std::max_element(exit.begin(), exit.end()));
+  end = std::max(end, *std::max_element(exits.begin(), exits.end()));
   double sum = 0;
   for (std::size_t r = 0; r < pat.size(); ++r) {
-    times.elapsed.push_back(exit[r] - pat[r]);
-    sum += exit[r] - pat[r];
+    times.elapsed.push_back(exits[r] - pat[r]);
+    sum += exits[r] - pat[r];
   }
   times.run_time = end - first;
   times.average_elapsed = sum / static_cast<double>(pat.size());
@@ -251,9 +251,10 @@ BoundTimes reduce_tight_bound(const Params &params, const BoundCost &cost) {
   if (procs < 2 || m <= 0) return from_exits(pat, pat, 0);
   const int root = std::clamp(params.root, 0, procs - 1);
   const double last = *std::max_element(pat.begin(), pat.end()), one = port_time(cost, m, m);
-  std::vector<double> exit(pat.size());
-  for (int r = 0; r < procs; ++r) exit[static_cast<std::size_t>(r)] = (r == root ? last : pat[static_cast<std::size_t>(r)]) + one;
-  return from_exits(pat, exit, late_groups_end(pat, cost, m, false));
+  std::vector<double> exits(pat.size());
+  for (int r = 0; r < procs; ++r)
+    exits[static_cast<std::size_t>(r)] = (r == root ? last : pat[static_cast<std::size_t>(r)]) + one;
+  return from_exits(pat, exits, late_groups_end(pat, cost, m, false));
 }
 
 // Allreduce: every rank receives m bytes that depend on the latest rank's
@@ -269,10 +270,10 @@ BoundTimes allreduce_tight_bound(const Params &params, const BoundCost &cost) {
   if (procs < 2 || m <= 0) return from_exits(pat, pat, 0);
   const double last = *std::max_element(pat.begin(), pat.end());
   const std::size_t latest = static_cast<std::size_t>(latest_first(pat)[0]);
-  std::vector<double> exit(pat.size(), last + port_time(cost, m, m));
-  if (cost.one_port) exit[latest] = last + port_time(cost, 2 * m, m);
+  std::vector<double> exits(pat.size(), last + port_time(cost, m, m));
+  if (cost.one_port) exits[latest] = last + port_time(cost, 2 * m, m);
   const double spread = last + ceil_log2(procs) * cost.transfer(static_cast<double>(params.element_bytes));
-  return from_exits(pat, exit, std::max(spread, late_groups_end(pat, cost, m, true)));
+  return from_exits(pat, exits, std::max(spread, late_groups_end(pat, cost, m, true)));
 }
 
 // All-to-all: for every k, rank r receives from the k latest ranks (r
@@ -287,7 +288,7 @@ BoundTimes alltoall_tight_bound(const Params &params, const BoundCost &cost) {
   auto busy = [&cost](double in, double out) {
     return cost.one_port ? cost.transfer(in + out) : cost.transfer(std::max(in, out));
   };
-  std::vector<double> exit(pat.size());
+  std::vector<double> exits(pat.size());
   for (int r = 0; r < params.procs; ++r) {
     const std::int64_t own = pair_count(params, r, r);
     const double a = pat[static_cast<std::size_t>(r)];
@@ -301,9 +302,9 @@ BoundTimes alltoall_tight_bound(const Params &params, const BoundCost &cost) {
       }
       if (from + to > 0) e = std::max(e, pat[static_cast<std::size_t>(s)] + busy(from, to));
     }
-    exit[static_cast<std::size_t>(r)] = e;
+    exits[static_cast<std::size_t>(r)] = e;
   }
-  return from_exits(pat, exit, 0);
+  return from_exits(pat, exits, 0);
 }
 
 // Allgather(v): bound()'s terms, and for every k each rank receives the
@@ -314,17 +315,17 @@ BoundTimes allgather_tight_bound(const Params &params, const BoundCost &cost) {
   const BoundTimes base = allgather_bound(params, cost);
   const double eb = static_cast<double>(params.element_bytes);
   const std::vector<int> order = latest_first(pat);
-  std::vector<double> exit(pat.size());
+  std::vector<double> exits(pat.size());
   for (std::size_t r = 0; r < pat.size(); ++r) {
     double e = pat[r] + base.elapsed[r], from = 0;
     for (int s : order) {
       if (static_cast<std::size_t>(s) != r) from += static_cast<double>(block_count(params, s)) * eb;
       if (from > 0) e = std::max(e, pat[static_cast<std::size_t>(s)] + cost.transfer(from));
     }
-    exit[r] = e;
+    exits[r] = e;
   }
   const double first = *std::min_element(pat.begin(), pat.end());
-  return from_exits(pat, exit, first + base.run_time);
+  return from_exits(pat, exits, first + base.run_time);
 }
 
 namespace {

@@ -50,7 +50,7 @@ range, a:b:+K an arithmetic one. Older spellings in parentheses still work.
   --coll LIST           reduce (default), allreduce, scatter, gather, bcast,
                         allgather, allgatherv, alltoall, alltoallv (--collective)
   --alg LIST            algorithm names, or "all" (default: all of each collective);
-                        reduce/allreduce/bcast/allgather(v) also take "bound" (in "all"): the model's
+                        reduce/allreduce/bcast/allgather(v)/alltoall(v) also take "bound" (in "all"): the model's
                         limit, latest arrival + α + m(β+γ) (one transfer, one reduction);
                         bcast: max over ranks of max(arrival, root's) + α + mβ;
                         allgather(v): docs/results/allgather.md;

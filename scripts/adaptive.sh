@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # [adaptive] benchmark: `auto` (history PATs) against native for reduce and
-# allreduce under four arrival patterns, each delay D = the balanced native
+# allreduce (or ADAPTIVE_COLLS) under four arrival patterns, each delay D = the balanced native
 # time measured first (docs/results/adaptive.md).
 #
 #   scripts/adaptive.sh smpi PLATFORM P [COUNT]   # SimGrid SMPI, deterministic
 #   scripts/adaptive.sh local P [COUNT]           # this machine, mpirun
 #
-# ADAPTIVE_COLLS="allreduce" limits the run to some collectives,
+# ADAPTIVE_COLLS="allreduce" chooses the collectives (default: reduce
+# allreduce; any served collective, COUNT per rank as patcoll-bench's
+# --count), ADAPTIVE_DELAY=SECONDS sets D instead of the balanced native
+# time,
 # ADAPTIVE_PATTERNS="one-late" to some imbalanced patterns. ADAPTIVE_WARMUP
 # (default 16; rand-late at least 64) iterations before the measured ones:
 # history PATs need 5, auto's measured feedback 8 more per pattern (3
@@ -67,8 +70,8 @@ PY
 for coll in ${ADAPTIVE_COLLS:-reduce allreduce}; do
   logged "$out/$tag-$coll-none.log" --coll "$coll" --alg native,auto --count "$count" --pattern none \
          --iters "$iters" --warmup "$warmup" --pat-source history --out "$out/$tag-$coll-none.json"
-  D=$(median_native "$out/$tag-$coll-none.json" "$coll")
-  echo "adaptive: $coll balanced native = $D s: D for the imbalanced patterns" >&2
+  D=${ADAPTIVE_DELAY:-$(median_native "$out/$tag-$coll-none.json" "$coll")}
+  echo "adaptive: $coll: D = $D s for the imbalanced patterns" >&2
   for pattern in ${ADAPTIVE_PATTERNS:-one-late alternating rand-late}; do
     # A new pattern every call: auto simulates one in 8 (docs/results/selection.md),
     # so learning the model's error takes ~50 calls instead of ~10.
@@ -79,4 +82,6 @@ for coll in ${ADAPTIVE_COLLS:-reduce allreduce}; do
            --out "$out/$tag-$coll-$pattern.json"
   done
 done
-/usr/bin/python3 tools/plot/adaptive_table.py "$out"/$tag-{reduce,allreduce}-*.json
+tables=()
+for coll in ${ADAPTIVE_COLLS:-reduce allreduce}; do tables+=("$out"/$tag-$coll-*.json); done
+/usr/bin/python3 tools/plot/adaptive_table.py "${tables[@]}"

@@ -52,8 +52,8 @@ const Prediction *Selector::choose(const CachedPattern &slot, Shape &shape, std:
   // them; neither are the ones this pattern's measurements dropped.
   const bool conservative = options_.feedback && shape.feedback.losing();
   // What may run instead of native: PAP-aware algorithms with a pattern,
-  // classic ones on a balanced pattern.
-  auto candidate = [&](const Prediction &p) { return classic ? !p.pap_aware && p.name != native_name : p.pap_aware; };
+  // every algorithm on a balanced pattern (predict_balanced).
+  auto candidate = [&](const Prediction &p) { return classic ? p.name != native_name : p.pap_aware; };
   auto usable = [&](const Prediction &p) {
     if (slot.feedback.dropped.count(p.name)) return false;
     if (p.name == native_name) return true;

@@ -62,15 +62,15 @@ std::vector<Prediction> predict_balanced(const Params &params) {
   const std::vector<std::string_view> size_rule = classic_candidates(flat);
   double native = INFINITY;
   for (const Algorithm &algorithm : algorithms()) {
-    // Classic rows only: a PAP-aware one is a classic one with equal
-    // arrivals at best, and a background row needs the PAT runtime.
-    if (algorithm.collective != flat.collective || (algorithm.capabilities & pap_aware) ||
-        (algorithm.capabilities & background))
-      continue;
+    // Every foreground row: with equal arrivals a PAP-aware schedule is one
+    // more algorithm, and some are the fastest of all (Lowery–Langou's
+    // greedy reductions, the pipelined clairvoyant broadcast). A
+    // background row needs the PAT runtime's thread.
+    if (algorithm.collective != flat.collective || (algorithm.capabilities & background)) continue;
     if (!unsupported_reason(algorithm, flat).empty()) continue;
     const SimulateResult result = simulate(algorithm, flat);
     if (!result.error.empty() || !std::isfinite(result.run_time)) continue;
-    out.push_back({algorithm.name, result.run_time, false});
+    out.push_back({algorithm.name, result.run_time, (algorithm.capabilities & pap_aware) != 0});
     if (std::find(size_rule.begin(), size_rule.end(), algorithm.name) != size_rule.end())
       native = std::min(native, result.run_time);
   }

@@ -39,13 +39,13 @@ const Algorithm *classic_choice(const Params &);
 // candidate that can serve the call, fastest first, with "native" standing
 // for the best classic one. Ties keep candidate order (classic first).
 std::vector<Prediction> predict_candidates(const Params &);
-// Balanced (or no) arrivals: `native` and every classic algorithm of the
-// collective that can serve the call (neither PAP-aware nor run by the PAT
-// runtime's thread), predicted with equal arrivals, fastest first (ties:
-// native, then catalogue order). Native's prediction is the best of the
-// size rule's classic algorithms, as with a pattern: the MPI library's own
-// are such, tuned on the machine; a classic algorithm predicted faster is
-// worth measuring against it.
+// Balanced (or no) arrivals: `native` and every algorithm of the
+// collective that can serve the call (classic and PAP-aware, not the rows
+// run by the PAT runtime's thread), predicted with equal arrivals, fastest
+// first (ties: native, then catalogue order). Native's prediction is the
+// best of the size rule's classic algorithms, as with a pattern: the MPI
+// library's own are such, tuned on the machine; an algorithm predicted
+// faster is worth measuring against it.
 std::vector<Prediction> predict_balanced(const Params &);
 // The best classic prediction with equal arrivals (INFINITY when none): the
 // base of the quantum.

@@ -14,7 +14,8 @@ Repetitions flagged window_missed are left out, as in the bench's table.
 Error bars are the interquartile range (25th to 75th percentile) of the run
 time r over the iterations (said on the figure); the dashed grey line is the
 delay D, the dashed black one the measured `bound` row (latest arrival +
-one transfer + one reduction) where the file has it. With a single message
+one transfer + one reduction) and the dotted black one the `tight_bound`
+row (docs/results/bounds.md) where the file has them. With a single message
 size the ratio panel is a bar per algorithm.
 
 numpy and matplotlib (Debian: python3-numpy, python3-matplotlib) are
@@ -35,6 +36,7 @@ import sys
 NEEDED = {"collective": str, "algorithm": str, "count": int, "procs": int, "max_delay_s": (int, float),
           "run_time_s": (int, float)}
 BOUND = "bound"  # the bench's measured limit row, drawn as a line, not as an algorithm
+TIGHT = "tight_bound"  # the bench's proved limit row, drawn as a dotted line
 
 
 class BadInput(Exception):
@@ -120,9 +122,9 @@ def plot(records, output, baseline="native"):
     rows = len(grouped)
     fig, axes = plt.subplots(rows, 3, figsize=(17, 4.8 * rows), squeeze=False)
     for row, (coll, cells) in enumerate(sorted(grouped.items())):
-        algs = [a for a in algorithms_in_order(cells) if a != BOUND]
+        algs = [a for a in algorithms_in_order(cells) if a not in (BOUND, TIGHT)]
         colors = {a: plt.cm.tab20(i % 20) for i, a in enumerate(algs)}
-        colors[BOUND] = "black"
+        colors[BOUND] = colors[TIGHT] = "black"
         count = max(c for (c, _, _) in cells)
         delay = max(d for (_, d, _) in cells)
         procs = max(r["procs"] for r in records if r["collective"] == coll)
@@ -145,7 +147,10 @@ def plot(records, output, baseline="native"):
             if cells.get((count, delay, BOUND)):
                 ax.axhline(np.median(cells[(count, delay, BOUND)]) * 1e3, color="black", linestyle="--",
                            linewidth=1, label="bound")
-            if delay > 0 or cells.get((count, delay, BOUND)):
+            if cells.get((count, delay, TIGHT)):
+                ax.axhline(np.median(cells[(count, delay, TIGHT)]) * 1e3, color="black", linestyle=":",
+                           linewidth=1, label="tight_bound")
+            if delay > 0 or cells.get((count, delay, BOUND)) or cells.get((count, delay, TIGHT)):
                 ax.legend(fontsize=7)
         for alg in algs if len(delays) > 1 else []:
             points = sorted((d, v) for (c, d, a), v in cells.items() if a == alg and c == count)
@@ -161,6 +166,10 @@ def plot(records, output, baseline="native"):
             bound = sorted((d, v) for (c, d, a), v in cells.items() if a == BOUND and c == count)
             if bound:
                 ax.plot([d * 1e3 for d, _ in bound], [np.median(v) * 1e3 for _, v in bound], "k--", label="bound")
+            tight = sorted((d, v) for (c, d, a), v in cells.items() if a == TIGHT and c == count)
+            if tight:
+                ax.plot([d * 1e3 for d, _ in tight], [np.median(v) * 1e3 for _, v in tight], "k:",
+                        label="tight_bound")
             ax.plot([delays[0] * 1e3, delays[-1] * 1e3], [delays[0] * 1e3, delays[-1] * 1e3], color="grey",
                     linestyle="--", linewidth=1, label="r = D")
             ax.set_xlabel("max delay D [ms]")
@@ -173,7 +182,7 @@ def plot(records, output, baseline="native"):
         points_by_alg = ratios(cells, baseline)
         sizes = sorted({c for points in points_by_alg.values() for c, _ in points})
         if len(sizes) == 1:  # one message size: a bar per algorithm
-            names = [a for a in algs + [BOUND] if points_by_alg.get(a)]
+            names = [a for a in algs + [BOUND, TIGHT] if points_by_alg.get(a)]
             ax.bar(range(len(names)), [points_by_alg[a][0][1] for a in names], color=[colors[a] for a in names])
             ax.set_xticks(range(len(names)))
             ax.set_xticklabels(names, rotation=60, fontsize=7)
@@ -182,7 +191,7 @@ def plot(records, output, baseline="native"):
             xs = [c for c, _ in points]
             ys = [q for _, q in points]
             ax.plot(xs, ys, marker="o", label=alg, color=colors[alg], linewidth=2.5 if alg == baseline else 1.2,
-                    linestyle="--" if alg == BOUND else "-")
+                    linestyle="--" if alg == BOUND else ":" if alg == TIGHT else "-")
         ax.axhline(1.0, color="black", linewidth=0.8)
         if len(sizes) > 1:
             ax.set_xscale("log")
@@ -205,7 +214,8 @@ def plot(records, output, baseline="native"):
         ax.grid(alpha=0.3, axis="y")
     fig.text(0.5, 0.005, "run time r = max(a_i + e_i) - min(a); points and bars: median over iterations; "
              "error bars: interquartile range (25th-75th percentile) over iterations; dashed grey: the delay D; "
-             "dashed black: bound (latest arrival + one transfer + one reduction)", ha="center", fontsize=8)
+             "dashed black: bound (latest arrival + one transfer + one reduction); dotted black: tight_bound",
+             ha="center", fontsize=8)
     fig.tight_layout(rect=(0, 0.02, 1, 1))
     fig.savefig(output, dpi=90)
     plt.close(fig)

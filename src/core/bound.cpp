@@ -3,6 +3,7 @@
 #include "traits.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "layout.hpp"
 
@@ -212,6 +213,165 @@ BoundTimes reduce_scatter_bound(const Params &params, const BoundCost &cost) {
   return times;
 }
 
+
+// ---- Tight bounds (docs/results/bounds.md) --------------------------------
+
+namespace {
+
+// The ranks by arrival, latest first (ties by rank): order[0 .. k − 1] are
+// "the k latest ranks", all arrived by order[k − 1]'s arrival T_k or later.
+std::vector<int> latest_first(const std::vector<double> &pat) {
+  std::vector<int> order(pat.size());
+  for (std::size_t r = 0; r < order.size(); ++r) order[r] = static_cast<int>(r);
+  std::stable_sort(order.begin(), order.end(), [&pat](int x, int y) {
+    return pat[static_cast<std::size_t>(x)] > pat[static_cast<std::size_t>(y)];
+  });
+  return order;
+}
+
+// The least time one port is busy with `bytes` in messages of at most
+// `largest` bytes each: as many messages of `largest` as fit and one of the
+// rest (for a concave nondecreasing cost with cost(0) ≥ 0, both of the
+// cost sources, the cheapest split of a total into pieces of at most
+// `largest`). `largest` ≤ 0: no limit, one transfer.
+double port_time(const BoundCost &cost, double bytes, double largest) {
+  if (bytes <= 0) return 0;
+  if (largest <= 0 || bytes <= largest) return cost.transfer(bytes);
+  const double whole = std::floor(bytes / largest), rest = bytes - whole * largest;
+  return whole * cost.transfer(largest) + (rest > 1e-9 * largest ? cost.transfer(rest) : 0.0);
+}
+
+// Times from per-rank lower bounds on the exits (`exits`) and a lower bound
+// `end` on the latest exit, which some rank, not known which, reaches: the
+// run time to `end`, the average elapsed time the mean of the per-rank
+// bounds (so that it lies between their least and their largest).
+BoundTimes from_exits(const std::vector<double> &pat, const std::vector<double> &exits, double end) {
+  BoundTimes times;
+  if (pat.empty()) return times;
+  const double first = *std::min_element(pat.begin(), pat.end());
+  end = std::max(end, *std::max_element(exits.begin(), exits.end()));
+  double sum = 0;
+  for (std::size_t r = 0; r < pat.size(); ++r) {
+    times.elapsed.push_back(exits[r] - pat[r]);
+    sum += exits[r] - pat[r];
+  }
+  times.run_time = end - first;
+  times.average_elapsed = sum / static_cast<double>(pat.size());
+  return times;
+}
+
+// Reduce and allreduce: for every k, the k latest ranks L and the others
+// E. After T_k, per element, at least `messages` element transfers (each
+// of L's values must leave its rank, E's contribution must reach the first
+// rank to hold the result if that one is in L, and for allreduce every
+// other rank must then receive it: k + P − 1, or 2(P − 1) when E is empty)
+// and `combines` reductions involving L's values (k, or P − 1 when E is
+// empty), spread at best evenly over the P ports and P processors.
+double late_groups_end(const std::vector<double> &pat, const BoundCost &cost, double m, bool all) {
+  const int procs = static_cast<int>(pat.size());
+  const std::vector<int> order = latest_first(pat);
+  double end = 0;
+  for (int k = 1; k <= procs; ++k) {
+    const double t = pat[static_cast<std::size_t>(order[static_cast<std::size_t>(k - 1)])];
+    const double combines = k < procs ? k : procs - 1;
+    const double messages = all ? (k < procs ? procs + k - 1 : 2.0 * (procs - 1)) : combines;
+    const double per_port = (cost.one_port ? 2 : 1) * messages * m / procs;
+    end = std::max(end, t + std::max(port_time(cost, per_port, m), cost.combine(combines * m / procs)));
+  }
+  return end;
+}
+
+}  // namespace
+
+// Reduce: every non-root rank's m bytes leave it after it arrives, and the
+// root receives m bytes that depend on the latest rank's data after that
+// arrival (or, being the latest, the others' data after its own); then
+// the late groups' volume. No reduction of the whole message: a segmented
+// pipeline reduces all but its last segment while the rest is in transit.
+BoundTimes reduce_tight_bound(const Params &params, const BoundCost &cost) {
+  const std::vector<double> pat = arrivals_of(params);
+  const int procs = static_cast<int>(pat.size());
+  const double m = message_bytes(params);
+  if (procs < 2 || m <= 0) return from_exits(pat, pat, 0);
+  const int root = std::clamp(params.root, 0, procs - 1);
+  const double last = *std::max_element(pat.begin(), pat.end()), one = port_time(cost, m, m);
+  std::vector<double> exits(pat.size());
+  for (int r = 0; r < procs; ++r)
+    exits[static_cast<std::size_t>(r)] = (r == root ? last : pat[static_cast<std::size_t>(r)]) + one;
+  return from_exits(pat, exits, late_groups_end(pat, cost, m, false));
+}
+
+// Allreduce: every rank receives m bytes that depend on the latest rank's
+// data after that arrival; the latest rank also sends its m bytes (after
+// its arrival, on the same port when there is one port); the latest
+// rank's data reaches the last of the P ranks no earlier than ⌈log2 P⌉
+// messages of one element after its arrival (the informed ranks at most
+// double per message); and the late groups' volume.
+BoundTimes allreduce_tight_bound(const Params &params, const BoundCost &cost) {
+  const std::vector<double> pat = arrivals_of(params);
+  const int procs = static_cast<int>(pat.size());
+  const double m = message_bytes(params);
+  if (procs < 2 || m <= 0) return from_exits(pat, pat, 0);
+  const double last = *std::max_element(pat.begin(), pat.end());
+  const std::size_t latest = static_cast<std::size_t>(latest_first(pat)[0]);
+  std::vector<double> exits(pat.size(), last + port_time(cost, m, m));
+  if (cost.one_port) exits[latest] = last + port_time(cost, 2 * m, m);
+  const double spread = last + ceil_log2(procs) * cost.transfer(static_cast<double>(params.element_bytes));
+  return from_exits(pat, exits, std::max(spread, late_groups_end(pat, cost, m, true)));
+}
+
+// All-to-all: for every k, rank r receives from the k latest ranks (r
+// aside) the pairs they send it and sends them theirs, all after T_k:
+// T_k + transfer(max(in, out)) (one port: of in + out). With k = 1 and
+// r's own arrival these are bound()'s terms, so it is never below bound().
+BoundTimes alltoall_tight_bound(const Params &params, const BoundCost &cost) {
+  const std::vector<double> pat = arrivals_of(params);
+  if (pat.empty() || static_cast<int>(pat.size()) != params.procs) return {};
+  const double bytes = static_cast<double>(params.element_bytes);
+  const std::vector<int> order = latest_first(pat);
+  auto busy = [&cost](double in, double out) {
+    return cost.one_port ? cost.transfer(in + out) : cost.transfer(std::max(in, out));
+  };
+  std::vector<double> exits(pat.size());
+  for (int r = 0; r < params.procs; ++r) {
+    const std::int64_t own = pair_count(params, r, r);
+    const double a = pat[static_cast<std::size_t>(r)];
+    const double out = static_cast<double>(send_total(params, r) - own) * bytes;
+    const double in = static_cast<double>(recv_total(params, r) - own) * bytes;
+    double e = in + out > 0 ? a + busy(in, out) : a, from = 0, to = 0;
+    for (int s : order) {
+      if (s != r) {
+        from += static_cast<double>(pair_count(params, s, r)) * bytes;
+        to += static_cast<double>(pair_count(params, r, s)) * bytes;
+      }
+      if (from + to > 0) e = std::max(e, pat[static_cast<std::size_t>(s)] + busy(from, to));
+    }
+    exits[static_cast<std::size_t>(r)] = e;
+  }
+  return from_exits(pat, exits, 0);
+}
+
+// Allgather(v): bound()'s terms, and for every k each rank receives the
+// blocks of the k latest ranks (its own aside) after T_k.
+BoundTimes allgather_tight_bound(const Params &params, const BoundCost &cost) {
+  const std::vector<double> pat = arrivals_of(params);
+  if (pat.empty()) return {};
+  const BoundTimes base = allgather_bound(params, cost);
+  const double eb = static_cast<double>(params.element_bytes);
+  const std::vector<int> order = latest_first(pat);
+  std::vector<double> exits(pat.size());
+  for (std::size_t r = 0; r < pat.size(); ++r) {
+    double e = pat[r] + base.elapsed[r], from = 0;
+    for (int s : order) {
+      if (static_cast<std::size_t>(s) != r) from += static_cast<double>(block_count(params, s)) * eb;
+      if (from > 0) e = std::max(e, pat[static_cast<std::size_t>(s)] + cost.transfer(from));
+    }
+    exits[r] = e;
+  }
+  const double first = *std::min_element(pat.begin(), pat.end());
+  return from_exits(pat, exits, first + base.run_time);
+}
+
 namespace {
 
 using BoundFunction = BoundTimes (*)(const Params &, const BoundCost &);
@@ -231,7 +391,28 @@ BoundFunction bound_function(Collective collective) {
   }
 }
 
+BoundFunction tight_bound_function(Collective collective) {
+  switch (collective) {
+    case Collective::reduce: return reduce_tight_bound;
+    case Collective::allreduce: return allreduce_tight_bound;
+    case Collective::bcast: return bcast_bound;  // already per rank; see bcast_bound
+    case Collective::alltoall:
+    case Collective::alltoallv: return alltoall_tight_bound;
+    case Collective::allgather:
+    case Collective::allgatherv: return allgather_tight_bound;
+    case Collective::reduce_scatter_block:
+    case Collective::reduce_scatter: return reduce_scatter_bound;  // per rank already; see reduce_scatter_bound
+    default: return nullptr;
+  }
+}
+
 }  // namespace
+
+std::optional<BoundTimes> tight_bound(const Params &params, const BoundCost &cost) {
+  const BoundFunction function = tight_bound_function(params.collective);
+  if (!function) return std::nullopt;
+  return function(params, cost);
+}
 
 std::int64_t bound_probe_elements(const Params &params) {
   if (params.collective == Collective::alltoall || params.collective == Collective::alltoallv) {

@@ -1,6 +1,6 @@
 // Lower bounds on a collective's run time given the arrival pattern: the
-// `bound` rows of patcoll-bench (measured costs) and patcoll-sim (the α-β-γ
-// model). Proofs: docs/results/bounds.md.
+// `bound` and `tight_bound` rows of patcoll-bench (measured costs) and
+// patcoll-sim (the α-β-γ model). Proofs: docs/results/bounds.md.
 //
 // One function per collective computes, from the PAT vector and a cost
 // source, each rank's earliest possible exit, the earliest possible run
@@ -33,6 +33,13 @@ struct BoundCost {
   // nothing larger than the message); for b ≥ probe_bytes, and when
   // probe_bytes is 0, the probe itself.
   static BoundCost measured(double transfer_seconds, double combine_seconds, double probe_bytes);
+
+  // The port model tight_bound() assumes: false, full duplex (a rank sends
+  // and receives at the same time), under which the bound also holds for
+  // one port; true, one port per rank (simulate.hpp's
+  // PortModel::unidirectional), where a rank's sends and receives add up.
+  // bound() ignores it.
+  bool one_port = false;
 };
 
 struct BoundTimes {
@@ -41,14 +48,28 @@ struct BoundTimes {
   std::vector<double> elapsed;  // per rank: exit − arrival (the PAT's origin cancels)
 };
 
-// Whether `collective` has a bound (reduce, allreduce, allgather(v), bcast,
-// alltoall(v), reduce_scatter(_block)).
+// Whether `collective` has a bound and a tight bound (reduce, allreduce,
+// bcast, allgather, allgatherv, alltoall, alltoallv,
+// reduce_scatter, reduce_scatter_block).
 bool has_bound(Collective);
 
 // The bound of one call: params.arrivals is the PAT vector (empty:
 // balanced, params.procs ranks arriving at 0), params.count ×
 // params.element_bytes the message; nullopt when !has_bound(params.collective).
 std::optional<BoundTimes> bound(const Params &, const BoundCost &);
+
+// The tight bound of one call, from every group of late ranks at once: for
+// each k, the k latest ranks (arriving at T_k or later) and the volume they
+// force through the ports after T_k, e.g. for allreduce (P + k − 1)·m
+// bytes (2(P − 1)·m for k = P, Patarasuk and Yuan's balanced bound), so
+// some port carries (P + k − 1)/P·m of it. Unlike bound(), it counts no
+// reduction of the whole message (a segmenting algorithm overlaps all but
+// one segment's), so for reduce and allreduce it can lie below bound(),
+// never by more than one reduction of the message: for every PAT
+// tight.run_time ≥ bound.run_time − combine(m). For the other collectives
+// it is never below bound() (bcast: equal). nullopt when
+// !has_bound(params.collective).
+std::optional<BoundTimes> tight_bound(const Params &, const BoundCost &);
 
 // The elements of the one transfer a measured bound is probed with (the
 // largest transfer its bound asks for, so BoundCost::measured scales down,
@@ -63,5 +84,12 @@ BoundTimes allgather_bound(const Params &, const BoundCost &);  // allgather and
 BoundTimes bcast_bound(const Params &, const BoundCost &);
 BoundTimes alltoall_bound(const Params &, const BoundCost &);  // alltoall and alltoallv
 BoundTimes reduce_scatter_bound(const Params &, const BoundCost &);  // reduce_scatter(_block)
+
+// The per-collective tight bounds tight_bound() dispatches to (bcast's is
+// bcast_bound).
+BoundTimes reduce_tight_bound(const Params &, const BoundCost &);
+BoundTimes allreduce_tight_bound(const Params &, const BoundCost &);
+BoundTimes allgather_tight_bound(const Params &, const BoundCost &);  // allgather and allgatherv
+BoundTimes alltoall_tight_bound(const Params &, const BoundCost &);   // alltoall and alltoallv
 
 }  // namespace patcoll::core

@@ -33,8 +33,8 @@ OPTIONAL = {
     "arrival_error_s": (int, float),
     "pats_s": list,
     "chosen": str,
-    "transfer_s": (int, float),      # algorithm "bound" only
-    "reduce_local_s": (int, float),  # algorithm "bound" only
+    "transfer_s": (int, float),      # algorithms "bound" and "tight_bound" only
+    "reduce_local_s": (int, float),  # algorithms "bound" and "tight_bound" only
     "min_elapsed_s": (int, float),
     "max_elapsed_s": (int, float),
 }

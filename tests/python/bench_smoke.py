@@ -174,7 +174,7 @@ def main():
         if problems or not records or not all(r["correct"] and r["pat_source"] == source for r in records):
             fail("--pat-source %s: schema, field or result problems %s" % (source, problems[:3]))
         for r in records:
-            if r["algorithm"] == "bound":  # the measured limit, no PAT vector involved
+            if r["algorithm"] in ("bound", "tight_bound"):  # the measured limits, no PAT vector involved
                 continue
             pats = r.get("pats_s")
             if source == "none":

@@ -44,6 +44,14 @@ class SchemaTest(unittest.TestCase):
         record["avg_elapsed_s"] = 0.5
         self.assertTrue(any("mean" in p for p in bench_schema.check_record(record)))
 
+    def test_bound_and_tight_bound_records_carry_the_probes(self):
+        for name in ("bound", "tight_bound"):
+            record = copy.deepcopy(GOOD)
+            record.update(algorithm=name, transfer_s=0.001, reduce_local_s=0.0002)
+            self.assertEqual(bench_schema.check_record(record), [])
+            record["transfer_s"] = "fast"
+            self.assertTrue(any("transfer_s" in p for p in bench_schema.check_record(record)))
+
     def test_min_and_max_elapsed_are_the_extremes_over_ranks(self):
         record = copy.deepcopy(GOOD)
         record["min_elapsed_s"], record["max_elapsed_s"] = 0.001, 0.002

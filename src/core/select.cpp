@@ -46,14 +46,21 @@ const Prediction *Selector::choose(const CachedPattern &slot, Shape &shape, std:
   // The model's error of an algorithm on this shape (NaN: fewer than
   // feedback_samples measured).
   auto error_of = [&](std::string_view name) { return shape.feedback.error_of(name, options_.feedback_samples); };
-  // While the shape is losing, a PAP-aware candidate whose error was
-  // never measured is not tried: the last one tried lost. Classic
-  // algorithms other than native are never chosen: native stands for
-  // them; neither are the ones this pattern's measurements dropped.
+  // While the shape is losing, a candidate whose error was never measured
+  // is not tried: the last one tried lost. Nor are the ones this pattern's
+  // measurements dropped.
   const bool conservative = options_.feedback && shape.feedback.losing();
-  // What may run instead of native: PAP-aware algorithms with a pattern,
-  // every algorithm on a balanced pattern (predict_balanced).
-  auto candidate = [&](const Prediction &p) { return classic ? p.name != native_name : p.pap_aware; };
+  // What may run instead of native: every algorithm on a balanced pattern
+  // (predict_balanced); with a pattern, the PAP-aware algorithms, and with
+  // the measured feedback the classic ones too. Native's prediction is
+  // the best classic one's, but the MPI library's real algorithm may be
+  // several times slower under imbalance (its tree does not know who is
+  // late), while that classic algorithm is one patcoll can run and
+  // measure. Without feedback nothing would check it: native stands for
+  // the classic algorithms.
+  auto candidate = [&](const Prediction &p) {
+    return classic || options_.feedback ? p.name != native_name : p.pap_aware;
+  };
   auto usable = [&](const Prediction &p) {
     if (slot.feedback.dropped.count(p.name)) return false;
     if (p.name == native_name) return true;

@@ -411,12 +411,14 @@ TEST(SelectFeedback, PatternsThatNeverRepeatLearnTheModelsErrorAcrossTheShape) {
   // twice, yet native is probed on the shape's odd calls, and once both
   // sides' measured/predicted ratios are known, an algorithm the machine
   // runs 4x slower than the model says (native as the model says) is
-  // ranked by its corrected prediction: native.
+  // ranked by its corrected prediction: native. A classic algorithm
+  // predicted as fast as native is tried and measured alike, and leaves
+  // once its own error is known.
   Selector selector(SelectOptions{.period = 1});
   Params p = one_late_call(Collective::allreduce);
   const double d = p.arrivals[7];
   std::vector<std::string> names;
-  for (int k = 0; k < 16; ++k) {
+  for (int k = 0; k < 24; ++k) {
     p.arrivals = one_late(8, 7, d * (1 + 0.25 * k));  // a new quantised vector every call
     const Selection s = selector.select(p);
     ASSERT_FALSE(s.pattern.empty());
@@ -430,7 +432,11 @@ TEST(SelectFeedback, PatternsThatNeverRepeatLearnTheModelsErrorAcrossTheShape) {
   EXPECT_EQ(names[1], native_name);  // the shape's probes
   EXPECT_EQ(names[3], native_name);
   EXPECT_EQ(names[5], native_name);
-  for (int k = 8; k < 16; ++k) EXPECT_EQ(names[k], native_name) << "call " << k;
+  for (int k = 8; k < 24; ++k) {
+    const Algorithm *ran = find_algorithm(Collective::allreduce, names[k]);
+    EXPECT_TRUE(names[k] == native_name || !(ran->capabilities & pap_aware)) << "call " << k << ": " << names[k];
+  }
+  for (int k = 16; k < 24; ++k) EXPECT_EQ(names[k], native_name) << "call " << k;
 }
 
 TEST(SelectFeedback, AChoiceMeasuredWithinTheMarginOrFasterIsKept) {

@@ -57,6 +57,20 @@ int begin_call(const NativeCall &call, Run &run, CommState *&state) {
   return MPI_SUCCESS;
 }
 
+int select_run(CommState &state, Collective collective, const char *algorithm, const core::Params &params, Run &run,
+               const Entry *&entry) {
+  entry = nullptr;
+  const Entry *chosen = nullptr;
+  if (int rc = select(state, collective, algorithm, params, chosen); rc != MPI_SUCCESS) return rc;
+  if (state.feedback.current.armed) run.measured = &state;
+  if (chosen->native()) {
+    run.kind = Run::Kind::native;
+    return MPI_SUCCESS;
+  }
+  entry = chosen;
+  return MPI_SUCCESS;
+}
+
 int run_byte_program(CommState &state, const Entry &entry, const core::Params &params, int tag, Run &run) {
   TypeInfo bytes;
   if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
@@ -114,12 +128,8 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
     return rc;
 
   const Entry *entry = nullptr;
-  if (int rc = select(*state, collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
-  if (state->feedback.current.armed) run.measured = state;
-  if (entry->native()) {
-    run.kind = Run::Kind::native;
-    return MPI_SUCCESS;
-  }
+  if (int rc = select_run(*state, collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
+    return rc;
   if ((entry->capabilities & core::reactive) && unmeasured_call_open()) {
     const std::string reason = std::string(core::to_string(collective)) + " algorithm '" + std::string(entry->name) +
                                "' reacts to the arrival order at run time and serves blocking calls only "
@@ -207,9 +217,8 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
   if (int rc = call_params(*state, {collective, root, block, 1, true}, params); rc != MPI_SUCCESS) return rc;
 
   const Entry *entry = nullptr;
-  if (int rc = select(*state, collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
-  if (state->feedback.current.armed) run.measured = state;
-  if (entry->native()) return native();
+  if (int rc = select_run(*state, collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
+    return rc;
   const int tag = state->next_tag();
   if (block == 0) return MPI_SUCCESS;
 

@@ -37,6 +37,13 @@ int prepare_scatter_reduction_v(const NativeCall &, const char *algorithm, Run &
 // library's own call, and the prepare function returns at once.
 int begin_call(const NativeCall &call, Run &run, CommState *&state);
 
+// The selection of the call (dispatch.hpp's select: explicit name,
+// configuration, `auto`) into `run`: `entry` is the algorithm to run, or
+// null when the MPI library's own serves the call (run.kind = native);
+// a call `auto` measures keeps its state in run.measured.
+int select_run(CommState &state, core::Collective collective, const char *algorithm, const core::Params &params,
+               Run &run, const Entry *&entry);
+
 // The end of every movement's prepare_<kind>: `run` executes `entry`'s
 // Program over bytes (one IR element = one byte, MPI_BYTE on the wire)
 // with run.buffers already set; it is reusable (persistent) where the

@@ -108,9 +108,8 @@ int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
   }
 
   const Entry *entry = nullptr;
-  if (int rc = select(*state, c.collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
-  if (state->feedback.current.armed) run.measured = state;
-  if (entry->native()) return native();
+  if (int rc = select_run(*state, c.collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
+    return rc;
   const int tag = state->next_tag();
   if (whole_bytes == 0) return MPI_SUCCESS;
 

@@ -52,12 +52,8 @@ int prepare_all_to_all(const NativeCall &c, const char *algorithm, Run &run) {
   core::Params params;
   if (int rc = call_params(*state, {c.collective, 0, pair, 1, true}, params); rc != MPI_SUCCESS) return rc;
   const Entry *entry = nullptr;
-  if (int rc = select(*state, c.collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
-  if (state->feedback.current.armed) run.measured = state;
-  if (entry->native()) {
-    run.kind = Run::Kind::native;
-    return MPI_SUCCESS;
-  }
+  if (int rc = select_run(*state, c.collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
+    return rc;
   const int tag = state->next_tag();
   if (pair == 0) return MPI_SUCCESS;
 

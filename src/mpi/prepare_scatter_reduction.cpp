@@ -77,12 +77,8 @@ int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
   if (v_form) params.counts = counts;
 
   const Entry *entry = nullptr;
-  if (int rc = select(*state, c.collective, algorithm, params, entry); rc != MPI_SUCCESS) return rc;
-  if (state->feedback.current.armed) run.measured = state;
-  if (entry->native()) {
-    run.kind = Run::Kind::native;
-    return MPI_SUCCESS;
-  }
+  if (int rc = select_run(*state, c.collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
+    return rc;
   const int tag = state->next_tag();
   if (whole == 0) return MPI_SUCCESS;
   if (size == 1) {

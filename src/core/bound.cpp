@@ -50,6 +50,25 @@ BoundTimes after_latest_arrival(const std::vector<double> &pat, double after) {
   return times;
 }
 
+// Times from per-rank lower bounds on the exits (`exits`) and a lower bound
+// `end` on the latest exit, which some rank, not known which, reaches: the
+// run time to `end`, the average elapsed time the mean of the per-rank
+// bounds (so that it lies between their least and their largest).
+BoundTimes from_exits(const std::vector<double> &pat, const std::vector<double> &exits, double end) {
+  BoundTimes times;
+  if (pat.empty()) return times;
+  const double first = *std::min_element(pat.begin(), pat.end());
+  end = std::max(end, *std::max_element(exits.begin(), exits.end()));
+  double sum = 0;
+  for (std::size_t r = 0; r < pat.size(); ++r) {
+    times.elapsed.push_back(exits[r] - pat[r]);
+    sum += exits[r] - pat[r];
+  }
+  times.run_time = end - first;
+  times.average_elapsed = sum / static_cast<double>(pat.size());
+  return times;
+}
+
 }  // namespace
 
 // Reduce: once the last rank has arrived its m bytes must still leave it
@@ -103,11 +122,9 @@ BoundTimes bcast_bound(const Params &params, const BoundCost &cost) {
 // m/P bytes: D + α + (P − 1)/P·mβ (docs/results/alltoall.md).
 BoundTimes alltoall_bound(const Params &params, const BoundCost &cost) {
   const std::vector<double> pat = arrivals_of(params);
-  BoundTimes times;
-  if (pat.empty() || static_cast<int>(pat.size()) != params.procs) return times;
+  if (pat.empty() || static_cast<int>(pat.size()) != params.procs) return {};
   const double bytes = static_cast<double>(params.element_bytes);
-  const double first = *std::min_element(pat.begin(), pat.end());
-  double latest = first, elapsed_sum = 0;
+  std::vector<double> exits(pat.size());
   for (int r = 0; r < params.procs; ++r) {
     const std::int64_t own = pair_count(params, r, r);
     const std::int64_t out = send_total(params, r) - own, in = recv_total(params, r) - own;
@@ -117,13 +134,9 @@ BoundTimes alltoall_bound(const Params &params, const BoundCost &cost) {
       if (s != r && pair_count(params, s, r) > 0)
         exit = std::max(exit, pat[static_cast<std::size_t>(s)] +
                                   cost.transfer(static_cast<double>(pair_count(params, s, r)) * bytes));
-    latest = std::max(latest, exit);
-    times.elapsed.push_back(exit - a);
-    elapsed_sum += exit - a;
+    exits[static_cast<std::size_t>(r)] = exit;
   }
-  times.run_time = latest - first;
-  times.average_elapsed = elapsed_sum / static_cast<double>(params.procs);
-  return times;
+  return from_exits(pat, exits, *std::min_element(pat.begin(), pat.end()));
 }
 
 // Allgather(v) (docs/results/allgather.md): let L be a rank that arrives
@@ -183,8 +196,7 @@ BoundTimes allgather_bound(const Params &params, const BoundCost &cost) {
 // pipelined algorithm makes its piece as small as it likes.
 BoundTimes reduce_scatter_bound(const Params &params, const BoundCost &cost) {
   const std::vector<double> pat = arrivals_of(params);
-  BoundTimes times;
-  if (pat.empty() || static_cast<int>(pat.size()) != params.procs) return times;
+  if (pat.empty() || static_cast<int>(pat.size()) != params.procs) return {};
   const double eb = static_cast<double>(params.element_bytes);
   const std::int64_t whole = total(params);
   const double first = *std::min_element(pat.begin(), pat.end());
@@ -195,7 +207,7 @@ BoundTimes reduce_scatter_bound(const Params &params, const BoundCost &cost) {
   double second = first;
   for (int r = 0; r < params.procs; ++r)
     if (r != latest_rank) second = std::max(second, pat[static_cast<std::size_t>(r)]);
-  double end = first, elapsed_sum = 0;
+  std::vector<double> exits(pat.size());
   for (int r = 0; r < params.procs; ++r) {
     const std::int64_t mine = block_count(params, r), out = whole - mine;
     const double a = pat[static_cast<std::size_t>(r)];
@@ -204,13 +216,9 @@ BoundTimes reduce_scatter_bound(const Params &params, const BoundCost &cost) {
     if (params.procs > 1 && mine > 0)
       exit = std::max(exit, (r == latest_rank ? second : pat[static_cast<std::size_t>(latest_rank)]) +
                                 cost.transfer(static_cast<double>(mine) * eb));
-    end = std::max(end, exit);
-    times.elapsed.push_back(exit - a);
-    elapsed_sum += exit - a;
+    exits[static_cast<std::size_t>(r)] = exit;
   }
-  times.run_time = end - first;
-  times.average_elapsed = elapsed_sum / static_cast<double>(params.procs);
-  return times;
+  return from_exits(pat, exits, first);
 }
 
 
@@ -241,24 +249,6 @@ double port_time(const BoundCost &cost, double bytes, double largest) {
   return whole * cost.transfer(largest) + (rest > 1e-9 * largest ? cost.transfer(rest) : 0.0);
 }
 
-// Times from per-rank lower bounds on the exits (`exits`) and a lower bound
-// `end` on the latest exit, which some rank, not known which, reaches: the
-// run time to `end`, the average elapsed time the mean of the per-rank
-// bounds (so that it lies between their least and their largest).
-BoundTimes from_exits(const std::vector<double> &pat, const std::vector<double> &exits, double end) {
-  BoundTimes times;
-  if (pat.empty()) return times;
-  const double first = *std::min_element(pat.begin(), pat.end());
-  end = std::max(end, *std::max_element(exits.begin(), exits.end()));
-  double sum = 0;
-  for (std::size_t r = 0; r < pat.size(); ++r) {
-    times.elapsed.push_back(exits[r] - pat[r]);
-    sum += exits[r] - pat[r];
-  }
-  times.run_time = end - first;
-  times.average_elapsed = sum / static_cast<double>(pat.size());
-  return times;
-}
 
 // Reduce and allreduce: for every k, the k latest ranks L and the others
 // E. After T_k, per element, at least `messages` element transfers (each

@@ -100,6 +100,12 @@ struct ArrivalsMailbox {
 // earlier calls' measurements still in flight.
 struct AutoFeedback {
   std::uint64_t calls = 0;  // auto calls on the communicator so far (agreed: counted alike on every rank)
+  // The common clock of the measurements (mpi/clock.hpp): MPI_Wtime() +
+  // clock_offset is rank 0's clock. Aligned at the first measured call
+  // with a PAT vector (every rank at the same call), or taken from the
+  // history's alignment.
+  bool aligned = false;
+  double clock_offset = 0;
   struct Measured {
     bool armed = false;  // set by `auto` for a call to measure, taken after the blocking call
     core::Collective collective = core::Collective::reduce;

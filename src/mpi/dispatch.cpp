@@ -15,6 +15,7 @@
 #include "core/config.hpp"
 #include "core/hash.hpp"
 #include "core/pat.hpp"
+#include "clock.hpp"
 #include "error.hpp"
 
 namespace patcoll::mpi {
@@ -287,7 +288,12 @@ void measure_blocking_call(CommState &state, double entry_time) {
   current.armed = false;
   const double elapsed = MPI_Wtime() - entry_time;
   double tail = elapsed - current.arrival_offset;
-  if (FeedbackHook hook = g_feedback_hook.load()) tail = hook(current.collective, current.algorithm, state.rank, tail);
+  bool injected = false;
+  if (FeedbackHook hook = g_feedback_hook.load()) {
+    const double measured = tail;
+    tail = hook(current.collective, current.algorithm, state.rank, tail);
+    injected = tail != measured;
+  }
   AutoFeedback::Exchange &exchange = state.feedback.in_flight.emplace_back();
   const double id = name_id(current.algorithm);
   // A reduce is done when its root is: the root's tail alone. The maximum
@@ -300,16 +306,16 @@ void measure_blocking_call(CommState &state, double entry_time) {
   exchange.mine[1] = -elapsed;
   exchange.mine[2] = id;
   exchange.mine[3] = -id;
-  // With the history's common clock (PATCOLL_PATS=history, entry times),
-  // the actual arrivals: the tail is measured from the last one, not from
-  // the one the PATs planned (wrong by up to the delays themselves when
-  // they are drawn anew every call), and the spread of actual minus
-  // predicted arrival tells the selector how predictable the pattern is.
-  const CallHistory *history = state.history.get();
-  if (history && history->aligned()) {
-    const double entry = entry_time + history->clock_offset();
+  // On the common clock, the actual arrivals: the tail is measured from
+  // the last one, not from the one the PATs planned (wrong by up to the
+  // delays themselves when they are drawn anew every call), and the spread
+  // of actual minus predicted arrival tells the selector how predictable
+  // the pattern is.
+  if (state.feedback.aligned && !injected) {
+    const double offset = state.feedback.clock_offset;
+    const double entry = entry_time + offset;
     exchange.mine[4] = entry;
-    exchange.mine[5] = current.tail_counts ? MPI_Wtime() + history->clock_offset() : kNoClock;
+    exchange.mine[5] = current.tail_counts ? MPI_Wtime() + offset : kNoClock;
     exchange.mine[6] = entry - current.predicted_arrival;
     exchange.mine[7] = -exchange.mine[6];
   } else {
@@ -342,6 +348,16 @@ const Entry *choose_auto(CommState &state, const core::Params &params) {
   if (selection.changed && state.rank == 0 && verbose && (!params.arrivals.empty() || selection.simulated))
     say_choice(state, params, selection);
   if (feedback && measured && !selection.pattern.empty() && entry->name == selection.name) {
+    // The measurements' common clock, once per communicator: the history's
+    // alignment when it has one, else measured here (collective: every
+    // rank arms the same call). A balanced pattern's calls need none.
+    if (!state.feedback.aligned && !params.arrivals.empty()) {
+      const CallHistory *history = state.history.get();
+      state.feedback.clock_offset = history && history->aligned()
+                                        ? history->clock_offset()
+                                        : clock::align_to_root(state.comm, clock::local_anchor()).offset;
+      state.feedback.aligned = true;
+    }
     AutoFeedback::Measured &current = state.feedback.current;
     current.armed = true;
     current.collective = params.collective;

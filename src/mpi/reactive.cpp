@@ -67,7 +67,7 @@ int run_reactive(CommState &state, const core::Algorithm &algorithm, const core:
   MPI_Request pending = MPI_REQUEST_NULL;
   char none = 0, inbox = 0;
   int answered = 0, previous = -1, first = -1;  // the root's hellos so far
-  auto finish = [&](int result) {
+  auto finish = [&](int result) -> int {
     if (pending != MPI_REQUEST_NULL) {  // after an error only
       MPI_Cancel(&pending);
       MPI_Wait(&pending, MPI_STATUS_IGNORE);
@@ -78,7 +78,7 @@ int run_reactive(CommState &state, const core::Algorithm &algorithm, const core:
   };
   // The root: answers the hello of `source` with its predecessor and
   // whether it is the last, and waits for the next hello.
-  auto serve = [&](int source) {
+  auto serve = [&](int source) -> int {
     int *answer = &answers[2 * static_cast<std::size_t>(answered)];
     answer[0] = previous;
     answer[1] = answered + 2 == procs ? 1 : 0;
@@ -96,7 +96,7 @@ int run_reactive(CommState &state, const core::Algorithm &algorithm, const core:
   };
   // Whether the awaited control message came (blocking or not); the root
   // serves it, another rank learns its successor.
-  auto poll = [&](bool block, bool &came) {
+  auto poll = [&](bool block, bool &came) -> int {
     MPI_Status status;
     int flag = 1;
     const int rc = block ? MPI_Wait(&pending, &status) : MPI_Test(&pending, &flag, &status);

@@ -225,12 +225,26 @@ bool Selector::select_unpredictable(const Params &params, const std::string &sha
     slot = &cache_.insert(key, unpredictable_shape, flat, options_.cache_entries, true);
     transition(rules, &pooled.feedback, &slot->feedback, {.kind = FeedbackEvent::Kind::pattern_cached});
   }
+  // Each candidate not dropped runs until `feedback_samples` of its tails
+  // are measured; then the one measured fastest runs (native's probes and
+  // drops as for any choice).
   std::string_view chosen = native_name;
-  for (std::string_view name : candidates)
-    if (!slot->feedback.dropped.count(name)) {
-      chosen = name;
+  double fastest = INFINITY;
+  const std::size_t samples = std::max<std::size_t>(1, options_.feedback_samples);
+  for (std::string_view name : candidates) {
+    if (slot->feedback.dropped.count(name)) continue;
+    auto kept = slot->feedback.tails.find(std::string(name));
+    if (kept == slot->feedback.tails.end() || kept->second.size() < samples) {
+      chosen = name;  // not measured enough yet: its turn
       break;
     }
+    std::vector<double> tails;
+    for (const Sample &sample : kept->second) tails.push_back(sample.value);
+    if (const double tail = measured_tail(tails); tail < fastest) {
+      fastest = tail;
+      chosen = name;
+    }
+  }
   pooled.name = std::string(chosen);
   selection.name = chosen;
   selection.pattern = key;

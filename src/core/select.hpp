@@ -85,10 +85,11 @@ struct SelectOptions {
   // "Unpredictable arrivals"): when the median of a shape's last
   // `feedback_window` measured arrival errors (at least `feedback_samples`
   // of them) exceeds this fraction of its balanced best-classic prediction,
-  // its measured (blocking) calls leave the PAT vector aside: they run the
-  // collective's reactive algorithm, else the shape's last predictive
-  // choice, each measured against native on one pattern shared by all of
-  // the shape's calls and dropped there when slower.
+  // its measured (blocking) calls leave the PAT vector aside: the
+  // collective's reactive algorithms and the shape's last predictive
+  // choice are each measured on one pattern shared by all of the shape's
+  // calls (`feedback_samples` calls each), the one measured fastest runs,
+  // and any measured slower than native is dropped there.
   double unpredictable = 0.5;
   std::size_t feedback_age = 64;
   std::size_t loss_calls = 64;

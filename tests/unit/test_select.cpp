@@ -937,6 +937,25 @@ TEST(SelectUnpredictable, AReactiveAlgorithmMeasuredSlowerThanNativeIsDroppedThe
   for (int k = 50; k < 60; ++k) EXPECT_EQ(slow[k].name, native_name) << "call " << k;
 }
 
+TEST(SelectUnpredictable, TheCandidateMeasuredFastestRuns) {
+  // Reactive faster than native but slower than the predictive choice:
+  // both are measured, then the predictive choice runs.
+  Selector selector(SelectOptions{.period = 1});
+  RandomLate pattern(Collective::allreduce);
+  const std::vector<Selection> ran = run_random(selector, pattern, 60, pattern.delay, [](std::string_view name) {
+    return name == "reactive" ? 9e-3 : name == native_name ? 10e-3 : 7e-3;
+  });
+  std::string predictive;
+  std::set<std::string> tried;
+  for (int k = 0; k < 60; ++k) {
+    if (!ran[k].unpredictable && ran[k].name != native_name) predictive = std::string(ran[k].name);
+    if (ran[k].unpredictable) tried.emplace(ran[k].name);
+  }
+  ASSERT_FALSE(predictive.empty());
+  EXPECT_TRUE(tried.count("reactive"));
+  for (int k = 40; k < 60; ++k) EXPECT_EQ(ran[k].name, predictive) << "call " << k;
+}
+
 TEST(SelectUnpredictable, WithoutAReactiveAlgorithmThePredictiveChoiceIsMeasuredOnThePooledPattern) {
   // An all-to-all whose predictive choice loses on wrong vectors: its
   // measurements, pooled over the never-repeating patterns, drop it.

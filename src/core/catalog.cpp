@@ -106,6 +106,8 @@ const Algorithm kAlgorithms[] = {
     // --- MPI_Bcast: PAP-aware ---------------------------------------------
     {C::bcast, "sorted_binomial", none, pap, "", "", "binomial tree over PAT-sorted, bit-reversed positions: earliest ranks inner, latest leaves", bcast_sorted_binomial, bcast_sorted_binomial_all},
     {C::bcast, "clairvoyant", none, scheduled, "", "", "PAT-driven pipelined schedule: holders forward segments to arrived ranks, earliest transfer first", bcast_clairvoyant_rank, bcast_clairvoyant},
+    // --- MPI_Bcast: reactive (blocking calls) ------------------------------
+    {C::bcast, "reactive", none, reacts, "", "", "segmented chain from the root in the arrival order observed at run time (hellos to the root, forwarding once the successor is there); blocking calls only", bcast_reactive, nullptr},
     // --- MPI_Alltoall ----------------------------------------------------
     {C::alltoall, "pairwise", none, plain, "", "", "P-1 exchange steps, partner rank XOR k (powers of two) or r+k / r-k", alltoall_pairwise, nullptr},
     {C::alltoall, "linear", none, plain, "", "", "every send and receive posted at once", alltoall_linear, nullptr},

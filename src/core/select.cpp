@@ -18,9 +18,35 @@ FeedbackRules Selector::rules() const {
                        .loss_calls = options_.loss_calls};
 }
 
-std::optional<Verdict> Selector::record(const std::string &pattern, std::string_view algorithm, double tail_seconds) {
+namespace {
+
+// The records of a shape's balanced pattern and of its unpredictable
+// calls are kept under the shape's key with these suffixes.
+constexpr std::string_view kBalancedSuffix = " =", kUnpredictableSuffix = " ?";
+
+std::string_view base_shape(std::string_view shape) {
+  for (std::string_view suffix : {kBalancedSuffix, kUnpredictableSuffix})
+    if (shape.size() >= suffix.size() && shape.substr(shape.size() - suffix.size()) == suffix)
+      return shape.substr(0, shape.size() - suffix.size());
+  return shape;
+}
+
+}  // namespace
+
+std::optional<Verdict> Selector::record(const std::string &pattern, std::string_view algorithm, double tail_seconds,
+                                        double arrival_error) {
   CachedPattern *slot = cache_.at(pattern);
   if (!slot) return std::nullopt;
+  // The arrival error belongs to the shape's imbalanced calls (a balanced
+  // pattern's vector is flat by choice, not by prediction).
+  if (std::isfinite(arrival_error) && !slot->shape.ends_with(kBalancedSuffix)) {
+    auto base = shapes_.find(std::string(base_shape(slot->shape)));
+    if (base != shapes_.end()) {
+      std::deque<double> &errors = base->second.feedback.arrival_error;
+      errors.push_back(std::max(0.0, arrival_error));
+      while (errors.size() > std::max<std::size_t>(1, options_.feedback_window)) errors.pop_front();
+    }
+  }
   auto shape = shapes_.find(slot->shape);
   const Prediction *predicted = find_prediction(slot->predictions, algorithm);
   FeedbackEvent event{.kind = FeedbackEvent::Kind::measured_tail_recorded,
@@ -134,7 +160,7 @@ void Selector::select_balanced(const Params &params, const std::string &shape_na
   // The balanced pattern of a shape has its own record (clock, model
   // error, losses): native's error with equal arrivals says nothing about
   // its error under imbalance.
-  const std::string balanced_shape = shape_name + " =";
+  const std::string balanced_shape = shape_name + std::string(kBalancedSuffix);
   Shape &shape = shapes_[balanced_shape];
   if (shape.name.empty()) shape.name = std::string(native_name);
   const FeedbackRules rules = this->rules();
@@ -160,6 +186,71 @@ void Selector::select_balanced(const Params &params, const std::string &shape_na
   if (chosen->name == native_name) return;
   run_or_probe(shape, *slot, chosen->name, measured, selection);
   selection.pattern = key;
+}
+
+double Selector::unpredictable_error(const Shape &shape, double balanced) const {
+  const std::deque<double> &errors = shape.feedback.arrival_error;
+  if (!options_.feedback || errors.size() < std::max<std::size_t>(1, options_.feedback_samples) || !(balanced > 0))
+    return NAN;
+  const std::vector<double> recent(errors.begin(), errors.end());
+  const double error = median(recent);
+  return error > options_.unpredictable * balanced ? error : NAN;
+}
+
+bool Selector::select_unpredictable(const Params &params, const std::string &shape_name, const Shape &shape,
+                                    Selection &selection) {
+  // The candidates, in order: the collective's reactive algorithms (they
+  // need no prediction), then the shape's last predictive choice (a
+  // PAP-aware schedule can still win on a wrong vector: its run time, not
+  // its plan, is what is measured here).
+  std::vector<std::string_view> candidates;
+  for (const Algorithm &algorithm : algorithms())
+    if (algorithm.collective == params.collective && (algorithm.capabilities & reactive) &&
+        unsupported_reason(algorithm, params).empty())
+      candidates.push_back(algorithm.name);
+  if (shape.name != native_name) candidates.push_back(shape.name);
+  if (candidates.empty()) return false;
+  // One pattern for all of the shape's unpredictable calls: a vector drawn
+  // anew every call is never seen twice, so its measurements are pooled.
+  const std::string unpredictable_shape = shape_name + std::string(kUnpredictableSuffix);
+  Shape &pooled = shapes_[unpredictable_shape];
+  if (pooled.name.empty()) pooled.name = std::string(native_name);
+  const FeedbackRules rules = this->rules();
+  transition(rules, &pooled.feedback, nullptr, {.kind = FeedbackEvent::Kind::shape_call});
+  Params flat = params;
+  flat.arrivals.clear();
+  std::string key;
+  CachedPattern *slot = cache_.find(unpredictable_shape, flat.arrivals, 0, false, {}, key);
+  if (!slot) {
+    slot = &cache_.insert(key, unpredictable_shape, flat, options_.cache_entries, true);
+    transition(rules, &pooled.feedback, &slot->feedback, {.kind = FeedbackEvent::Kind::pattern_cached});
+  }
+  // Each candidate not dropped runs until `feedback_samples` of its tails
+  // are measured; then the one measured fastest runs (native's probes and
+  // drops as for any choice).
+  std::string_view chosen = native_name;
+  double fastest = INFINITY;
+  const std::size_t samples = std::max<std::size_t>(1, options_.feedback_samples);
+  for (std::string_view name : candidates) {
+    if (slot->feedback.dropped.count(name)) continue;
+    auto kept = slot->feedback.tails.find(std::string(name));
+    if (kept == slot->feedback.tails.end() || kept->second.size() < samples) {
+      chosen = name;  // not measured enough yet: its turn
+      break;
+    }
+    std::vector<double> tails;
+    for (const Sample &sample : kept->second) tails.push_back(sample.value);
+    if (const double tail = measured_tail(tails); tail < fastest) {
+      fastest = tail;
+      chosen = name;
+    }
+  }
+  pooled.name = std::string(chosen);
+  selection.name = chosen;
+  selection.pattern = key;
+  selection.cache_hit = true;
+  run_or_probe(pooled, *slot, chosen, true, selection);
+  return true;
 }
 
 Selection Selector::select(const Params &params, bool measured) {
@@ -192,6 +283,17 @@ Selection Selector::select(const Params &params, bool measured) {
       select_balanced(params, shape_name, measured, selection);
     } else {
       if (measured) transition(rules, &shape.feedback, nullptr, {.kind = FeedbackEvent::Kind::shape_call});
+      // Arrivals the vectors keep getting wrong: a measured call runs what
+      // reacts, or what measures best, instead of trusting the vector.
+      const double arrival_error = measured ? unpredictable_error(shape, balanced) : NAN;
+      if (!std::isnan(arrival_error) && select_unpredictable(params, shape_name, shape, selection)) {
+        selection.unpredictable = true;
+        selection.arrival_error = arrival_error;
+        if (selection.probe) return selection;
+        selection.changed = last_choice_ != selection.name;
+        last_choice_ = std::string(selection.name);
+        return selection;
+      }
       const bool may_simulate = !shape.simulated_once || ++shape.calls_since_simulation >= options_.period;
       CachedPattern *slot = cache_.find(shape_name, quantised.arrivals, quantum, options_.feedback,
                                         FamilyReach{options_.family_quanta, options_.family_fraction},

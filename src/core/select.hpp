@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,6 +81,16 @@ struct SelectOptions {
   double clear_loss = 0.25;
   double family_quanta = 2;
   double family_fraction = 0.15;  // ... or within this fraction of the vector's imbalance, if more
+  // Arrivals that cannot be predicted (docs/results/adaptive.md,
+  // "Unpredictable arrivals"): when the median of a shape's last
+  // `feedback_window` measured arrival errors (at least `feedback_samples`
+  // of them) exceeds this fraction of its balanced best-classic prediction,
+  // its measured (blocking) calls leave the PAT vector aside: the
+  // collective's reactive algorithms and the shape's last predictive
+  // choice are each measured on one pattern shared by all of the shape's
+  // calls (`feedback_samples` calls each), the one measured fastest runs,
+  // and any measured slower than native is dropped there.
+  double unpredictable = 0.5;
   std::size_t feedback_age = 64;
   std::size_t loss_calls = 64;
 };
@@ -98,6 +109,10 @@ struct Selection {
   // prediction decided (no vector, balanced, small, deferred).
   std::string pattern;
   bool probe = false;                  // native run to measure it under `pattern` (feedback)
+  // The shape's arrivals are unpredictable (SelectOptions::unpredictable):
+  // the choice ignores the vector; arrival_error is the measured median.
+  bool unpredictable = false;
+  double arrival_error = 0;
 };
 
 // One selector per (communicator, collective): holds the cache and the
@@ -117,10 +132,13 @@ class Selector {
 
   // The measured tail (seconds from the last arrival to the last exit,
   // the same value on every rank) of `algorithm` on a call selected for
-  // `pattern` (Selection::pattern). Returns the verdict when this
-  // measurement drops a PAP-aware choice for the pattern. A pattern no
-  // longer cached is ignored.
-  std::optional<Verdict> record(const std::string &pattern, std::string_view algorithm, double tail_seconds);
+  // `pattern` (Selection::pattern), and how far the arrivals were from the
+  // PAT vector (the spread over ranks of actual minus predicted arrival,
+  // seconds; NaN when the caller has no common clock to tell). Returns the
+  // verdict when this measurement drops a choice for the pattern. A
+  // pattern no longer cached is ignored.
+  std::optional<Verdict> record(const std::string &pattern, std::string_view algorithm, double tail_seconds,
+                                double arrival_error = std::numeric_limits<double>::quiet_NaN());
   // True when measurements dropped `algorithm` for `pattern`.
   bool dropped(const std::string &pattern, std::string_view algorithm) const;
   // The feedback state of `pattern` (trusting_model when not cached).
@@ -150,6 +168,13 @@ class Selector {
   void run_or_probe(Shape &shape, CachedPattern &slot, std::string_view chosen, bool measured, Selection &selection);
   // A balanced vector or none (docs/results/selection.md, "Balanced").
   void select_balanced(const Params &params, const std::string &shape_name, bool measured, Selection &selection);
+  // The median of the shape's recent arrival errors when it makes the
+  // shape unpredictable (SelectOptions::unpredictable), else NaN.
+  double unpredictable_error(const Shape &shape, double balanced) const;
+  // A measured call of an unpredictable shape; false when there is no
+  // candidate but native's own rule (the usual path decides).
+  bool select_unpredictable(const Params &params, const std::string &shape_name, const Shape &shape,
+                            Selection &selection);
 
   SelectOptions options_;
   std::string last_choice_;  // for Selection::changed

@@ -71,6 +71,21 @@ int select_run(CommState &state, Collective collective, const char *algorithm, c
   return MPI_SUCCESS;
 }
 
+int check_reactive_blocking(Collective collective, const Entry &entry, Run &run, bool &declined) {
+  declined = false;
+  if (!(entry.capabilities & core::reactive) || !unmeasured_call_open()) return MPI_SUCCESS;
+  const std::string reason = std::string(core::to_string(collective)) + " algorithm '" + std::string(entry.name) +
+                             "' reacts to the arrival order at run time and serves blocking calls only "
+                             "(not non-blocking or persistent ones)";
+  if (CallContext *context = current_call(); context && context->shim) {  // every rank declines alike
+    context->declined = reason;
+    run.kind = Run::Kind::native;
+    declined = true;
+    return MPI_SUCCESS;
+  }
+  return fail(MPI_ERR_ARG, reason);
+}
+
 int run_byte_program(CommState &state, const Entry &entry, const core::Params &params, int tag, Run &run) {
   TypeInfo bytes;
   if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
@@ -130,17 +145,8 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
   const Entry *entry = nullptr;
   if (int rc = select_run(*state, collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
     return rc;
-  if ((entry->capabilities & core::reactive) && unmeasured_call_open()) {
-    const std::string reason = std::string(core::to_string(collective)) + " algorithm '" + std::string(entry->name) +
-                               "' reacts to the arrival order at run time and serves blocking calls only "
-                               "(not non-blocking or persistent ones)";
-    if (CallContext *context = current_call(); context && context->shim) {  // every rank declines alike
-      context->declined = reason;
-      run.kind = Run::Kind::native;
-      return MPI_SUCCESS;
-    }
-    return fail(MPI_ERR_ARG, reason);
-  }
+  bool declined = false;
+  if (int rc = check_reactive_blocking(collective, *entry, run, declined); rc != MPI_SUCCESS || declined) return rc;
   const int tag = state->next_tag();
   if (count == 0 || state->size == 1) {
     if (count > 0 && !in_place) {

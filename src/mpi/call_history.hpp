@@ -77,6 +77,12 @@ class CallHistory {
   // MPI finalised; every rank does the same).
   void finish();
 
+  // Whether entry times are on the clock aligned to rank 0's
+  // (PATCOLL_HISTORY_ESTIMATE=entry), and this rank's offset to it:
+  // MPI_Wtime() + clock_offset() is rank 0's clock.
+  bool aligned() const { return options_.entry_clock; }
+  double clock_offset() const { return clock_offset_; }
+
   // Statistics (PATCOLL_VERBOSE=2).
   std::uint64_t calls() const { return calls_; }
   std::uint64_t exchanges() const { return exchanges_; }

@@ -100,19 +100,28 @@ struct ArrivalsMailbox {
 // earlier calls' measurements still in flight.
 struct AutoFeedback {
   std::uint64_t calls = 0;  // auto calls on the communicator so far (agreed: counted alike on every rank)
+  // The common clock of the measurements (mpi/clock.hpp): MPI_Wtime() +
+  // clock_offset is rank 0's clock. Aligned at the first measured call
+  // with a PAT vector (every rank at the same call), or taken from the
+  // history's alignment.
+  bool aligned = false;
+  double clock_offset = 0;
   struct Measured {
     bool armed = false;  // set by `auto` for a call to measure, taken after the blocking call
     core::Collective collective = core::Collective::reduce;
     std::string pattern;            // core::Selection::pattern
     std::string_view algorithm;     // what ran
     double arrival_offset = 0;      // PAT of the latest rank minus this rank's (seconds)
+    double predicted_arrival = 0;   // this rank's PAT (seconds after the earliest rank's)
     // This rank's tail is the collective's: every rank's for allreduce,
     // the root's only for reduce (measure_blocking_call).
     bool tail_counts = true;
   } current;
   struct Exchange {
     MPI_Request request = MPI_REQUEST_NULL;
-    double mine[4] = {0, 0, 0, 0}, agreed[4] = {0, 0, 0, 0};  // MPI_MAX of {tail, -elapsed, id, -id}
+    // MPI_MAX of {planned tail, -elapsed, id, -id, entry, exit, entry - PAT,
+    // PAT - entry}; the last four on the common clock (measure_blocking_call).
+    double mine[8] = {}, agreed[8] = {};
     core::Collective collective = core::Collective::reduce;
     std::string pattern;
     std::string_view algorithm;

@@ -15,6 +15,7 @@
 #include "core/config.hpp"
 #include "core/hash.hpp"
 #include "core/pat.hpp"
+#include "clock.hpp"
 #include "error.hpp"
 
 namespace patcoll::mpi {
@@ -189,7 +190,10 @@ void say_choice(const CommState &state, const core::Params &params, const core::
   if (MPI_Comm_get_name(state.comm, name, &length) == MPI_SUCCESS && length > 0) line += std::string("'") + name + "' ";
   line += "(" + std::to_string(state.size) + " ranks): " + std::string(core::to_string(params.collective)) + " of " +
           std::to_string(params.count * params.element_bytes) + " bytes -> " + std::string(selection.name);
-  if (selection.predictions.empty()) {
+  if (selection.unpredictable) {
+    line += " (arrivals unpredictable: the PAT vectors missed them by " + milliseconds(selection.arrival_error) +
+            " ms, median; measured against native, not predicted)";
+  } else if (selection.predictions.empty()) {
     line += selection.deferred ? " (kept: a new pattern is predicted once per period)"
                                : " (no imbalance to exploit, or below the size auto predicts)";
   } else {
@@ -207,6 +211,8 @@ void say_choice(const CommState &state, const core::Params &params, const core::
 namespace {
 
 std::atomic<FeedbackHook> g_feedback_hook{nullptr};
+// A value of the exchange left out (no common clock; a reduce's non-root exit).
+constexpr double kNoClock = -std::numeric_limits<double>::max();
 thread_local int g_unmeasured_calls = 0;  // UnmeasuredCall scopes open on this thread
 
 // The name of an algorithm as an exactly representable double (the
@@ -245,7 +251,15 @@ void collect_feedback(CommState &state, bool verbose) {
     // selection's agreement; anything else is not recorded, on any rank.
     if (rc == MPI_SUCCESS && agreed[2] == -agreed[3] && agreed[2] == exchange.mine[2]) {
       core::Selector &selector = state.selectors[static_cast<std::size_t>(exchange.collective)];
-      if (const std::optional<core::Verdict> verdict = selector.record(exchange.pattern, exchange.algorithm, agreed[0]))
+      // On the common clock: the tail from the actual last arrival, and
+      // how far the arrivals were from the PAT vector.
+      double tail = agreed[0], arrival_error = NAN;
+      if (agreed[4] > kNoClock) {
+        tail = std::max(0.0, agreed[5] - agreed[4]);
+        arrival_error = agreed[6] + agreed[7];
+      }
+      if (const std::optional<core::Verdict> verdict =
+              selector.record(exchange.pattern, exchange.algorithm, tail, arrival_error))
         if (verbose && state.rank == 0) say_drop(state, exchange.collective, *verdict, -agreed[1]);
     }
     in_flight.pop_front();
@@ -274,7 +288,12 @@ void measure_blocking_call(CommState &state, double entry_time) {
   current.armed = false;
   const double elapsed = MPI_Wtime() - entry_time;
   double tail = elapsed - current.arrival_offset;
-  if (FeedbackHook hook = g_feedback_hook.load()) tail = hook(current.collective, current.algorithm, state.rank, tail);
+  bool injected = false;
+  if (FeedbackHook hook = g_feedback_hook.load()) {
+    const double measured = tail;
+    tail = hook(current.collective, current.algorithm, state.rank, tail);
+    injected = tail != measured;
+  }
   AutoFeedback::Exchange &exchange = state.feedback.in_flight.emplace_back();
   const double id = name_id(current.algorithm);
   // A reduce is done when its root is: the root's tail alone. The maximum
@@ -287,11 +306,26 @@ void measure_blocking_call(CommState &state, double entry_time) {
   exchange.mine[1] = -elapsed;
   exchange.mine[2] = id;
   exchange.mine[3] = -id;
+  // On the common clock, the actual arrivals: the tail is measured from
+  // the last one, not from the one the PATs planned (wrong by up to the
+  // delays themselves when they are drawn anew every call), and the spread
+  // of actual minus predicted arrival tells the selector how predictable
+  // the pattern is.
+  if (state.feedback.aligned && !injected) {
+    const double offset = state.feedback.clock_offset;
+    const double entry = entry_time + offset;
+    exchange.mine[4] = entry;
+    exchange.mine[5] = current.tail_counts ? MPI_Wtime() + offset : kNoClock;
+    exchange.mine[6] = entry - current.predicted_arrival;
+    exchange.mine[7] = -exchange.mine[6];
+  } else {
+    std::fill(exchange.mine + 4, exchange.mine + 8, kNoClock);
+  }
   exchange.collective = current.collective;
   exchange.pattern = std::move(current.pattern);
   exchange.algorithm = current.algorithm;
   exchange.due = state.feedback.calls + kFeedbackLag;
-  if (PMPI_Iallreduce(exchange.mine, exchange.agreed, 4, MPI_DOUBLE, MPI_MAX, state.comm, &exchange.request) !=
+  if (PMPI_Iallreduce(exchange.mine, exchange.agreed, 8, MPI_DOUBLE, MPI_MAX, state.comm, &exchange.request) !=
       MPI_SUCCESS) {
     exchange.request = MPI_REQUEST_NULL;
     exchange.mine[2] = NAN;  // never recorded
@@ -314,6 +348,16 @@ const Entry *choose_auto(CommState &state, const core::Params &params) {
   if (selection.changed && state.rank == 0 && verbose && (!params.arrivals.empty() || selection.simulated))
     say_choice(state, params, selection);
   if (feedback && measured && !selection.pattern.empty() && entry->name == selection.name) {
+    // The measurements' common clock, once per communicator: the history's
+    // alignment when it has one, else measured here (collective: every
+    // rank arms the same call). A balanced pattern's calls need none.
+    if (!state.feedback.aligned && !params.arrivals.empty()) {
+      const CallHistory *history = state.history.get();
+      state.feedback.clock_offset = history && history->aligned()
+                                        ? history->clock_offset()
+                                        : clock::align_to_root(state.comm, clock::local_anchor()).offset;
+      state.feedback.aligned = true;
+    }
     AutoFeedback::Measured &current = state.feedback.current;
     current.armed = true;
     current.collective = params.collective;
@@ -324,6 +368,7 @@ const Entry *choose_auto(CommState &state, const core::Params &params) {
     current.arrival_offset =
         params.arrivals.empty() ? 0.0 : *latest - params.arrivals[static_cast<std::size_t>(state.rank)];
     current.tail_counts = params.collective != core::Collective::reduce || params.root == state.rank;
+    current.predicted_arrival = params.arrivals.empty() ? 0.0 : params.arrivals[static_cast<std::size_t>(state.rank)];
   }
   return entry;
 }

@@ -81,10 +81,13 @@ int select(CommState &state, core::Collective, const char *explicit_name, const 
 const Entry *choose_auto(CommState &state, const core::Params &params);
 
 // `auto`'s measured feedback (PATCOLL_AUTO_FEEDBACK, docs/results/adaptive.md).
-// A blocking call that `auto` chose on a PAT vector measures itself: this
-// rank's elapsed time (entry -> exit) minus how much later than it the
-// latest rank's PAT says the last rank arrived is its estimate of the time
-// from the last arrival to its exit. A non-blocking PMPI_Iallreduce(MAX) on
+// A blocking call that `auto` chose on a PAT vector measures itself: on
+// the communicator's common clock (mpi/clock.hpp: aligned once, at the
+// first such call, or the history's), the last exit (a reduce: the root's)
+// minus the last actual arrival, and how far the arrivals were from the
+// vector (the spread over ranks of actual minus predicted arrival); without
+// a clock (a balanced pattern's calls), this rank's elapsed time minus how
+// much later than it the latest rank's PAT says the last rank arrived. A non-blocking PMPI_Iallreduce(MAX) on
 // the private duplicate, started here, gives every rank the same tail (the
 // last exit after the last arrival) and the same name of what ran; it is
 // completed `kFeedbackLag` auto calls later, at the same call on every
@@ -94,7 +97,9 @@ const Entry *choose_auto(CommState &state, const core::Params &params);
 inline constexpr std::uint64_t kFeedbackLag = 2;
 void measure_blocking_call(CommState &state, double entry_time);
 // Test hook: replaces this rank's measured tail (seconds) before the
-// exchange, to inject a measurement; nullptr restores the clock's.
+// exchange, to inject a measurement (a value other than the one it is
+// given replaces the common clock's measurement too: every rank of a test
+// injects alike); nullptr restores the clock's.
 using FeedbackHook = double (*)(core::Collective, std::string_view algorithm, int rank, double tail);
 void set_feedback_hook(FeedbackHook hook);
 // Non-blocking and persistent calls are not measured (their exit is not

@@ -72,8 +72,11 @@ int run_blocking(Run &run) {
       if (rc == MPI_SUCCESS && run.finish) rc = run.finish();
       return rc;
     }
-    case Run::Kind::reactive:
-      return run_reactive(*run.state, *run.reactive, run.params, run.buffers, run.context);
+    case Run::Kind::reactive: {
+      int rc = run_reactive(*run.state, *run.reactive, run.params, run.buffers, run.context);
+      if (rc == MPI_SUCCESS && run.finish) rc = run.finish();
+      return rc;
+    }
   }
   return MPI_ERR_INTERN;
 }
@@ -110,7 +113,7 @@ int Handle::start() {
     case Run::Kind::native:
       if (int rc = native_start(run_.native, &request_); rc != MPI_SUCCESS) return rc;
       break;
-    case Run::Kind::reactive:  // prepare_reduction refuses it before
+    case Run::Kind::reactive:  // prepare_reduction and prepare_broadcast refuse it before
       return fail(MPI_ERR_ARG, "a reactive algorithm serves blocking calls only");
     case Run::Kind::program: {
       workspace_ = run_.program->acquire();

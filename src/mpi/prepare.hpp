@@ -48,6 +48,10 @@ int select_run(CommState &state, core::Collective collective, const char *algori
 // Program over bytes (one IR element = one byte, MPI_BYTE on the wire)
 // with run.buffers already set; it is reusable (persistent) where the
 // algorithm does not depend on the arrivals and nothing is packed.
+// A reactive entry serves blocking calls only: through a non-blocking or
+// persistent call the shim declines it (`declined`, the run native, the
+// reason noted for its verbose line), anything else is MPI_ERR_ARG.
+int check_reactive_blocking(core::Collective, const Entry &, Run &, bool &declined);
 int run_byte_program(CommState &state, const Entry &entry, const core::Params &params, int tag, Run &run);
 
 // Movements run in bytes: one IR element is one byte of a rank's block, so

@@ -9,6 +9,8 @@
 // Checks: MPI_ERR_ROOT for a root outside the communicator, MPI_ERR_COUNT
 // for a negative count, MPI_ERR_TYPE for an invalid or uncommitted
 // datatype, MPI_ERR_BUFFER for a null buffer that would be addressed.
+// A reactive algorithm (bcast/reactive) runs through mpi/reactive.hpp,
+// blocking calls only.
 #include <string>
 
 #include "core/algorithm.hpp"
@@ -42,13 +44,25 @@ int prepare_broadcast(const NativeCall &c, const char *algorithm, Run &run) {
   const Entry *entry = nullptr;
   if (int rc = select_run(*state, c.collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
     return rc;
+  bool declined = false;
+  if (int rc = check_reactive_blocking(c.collective, *entry, run, declined); rc != MPI_SUCCESS || declined) return rc;
   const int tag = state->next_tag();
   if (bytes == 0 || state->size == 1) return MPI_SUCCESS;
 
   void *bytes_view = nullptr;
   if (int rc = pack_view(buffer, count, type, run.own_pack, bytes_view, is_root); rc != MPI_SUCCESS) return rc;
   run.buffers = ExecutionBuffers{bytes_view, bytes_view};
-  if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) return rc;
+  if (entry->capabilities & core::reactive) {  // blocking (mpi/reactive.hpp)
+    TypeInfo byte_type;
+    if (int rc = TypeInfo::describe(MPI_BYTE, byte_type); rc != MPI_SUCCESS) return rc;
+    run.kind = Run::Kind::reactive;
+    run.reactive = entry->algorithm;
+    run.params = params;
+    run.state = state;
+    run.context = ExecutionContext{state->comm, tag, MPI_OP_NULL, byte_type};
+  } else if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) {
+    return rc;
+  }
   if (!is_root && !type.dense) {
     // The received bytes are unpacked into the user's buffer once complete.
     run.finish = [data = run.own_pack.data(), size = static_cast<int>(run.own_pack.size()), buffer, count,

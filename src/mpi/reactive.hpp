@@ -18,13 +18,19 @@
 // swap over btl/vader.) The root's own arrival gates the line: a late root
 // is waited for, as every reduce waits for its root.
 //
-// Run: the Program built with the peers the rank knows runs up to its
-// first step that needs one it does not (core::known_steps); the rank then
-// waits for its control message and the executor continues with the
-// Program built for the full links, from that step, in the same workspace.
+// Run: the Program built with the peers the rank knows runs, one step at
+// a time, up to its first step that needs one it does not
+// (core::known_steps), while the rank tests for its successor's message;
+// once it is there (ArrivalLinks::held: the steps done by then, at least
+// one), the executor continues with the Program built for the full links,
+// from that step, in the same workspace. The broadcast's root waits for
+// the first hello only (its successor), then drives its Execution with
+// test() and answers the hellos as they come, and after its Program the
+// ones still to come. One engine; what differs per collective is data
+// (the builder, the root, whether the root feeds the line or ends it).
 //
 // Blocking calls only: a non-blocking or persistent call that names a
-// reactive algorithm is MPI_ERR_ARG (prepare_reduction).
+// reactive algorithm is MPI_ERR_ARG (prepare_reduction, prepare_broadcast).
 #pragma once
 
 #include <mpi.h>
@@ -35,7 +41,7 @@
 
 namespace patcoll::mpi {
 
-// Runs one blocking reactive reduce or allreduce on `state`'s communicator.
+// Runs one blocking reactive reduce, allreduce or broadcast on `state`'s communicator.
 int run_reactive(CommState &state, const core::Algorithm &algorithm, const core::Params &params,
                  const ExecutionBuffers &buffers, const ExecutionContext &context);
 

@@ -3,7 +3,9 @@
 // (MPI_INT, MPI_DOUBLE, a vector type with holes), counts (0, 1, 5, 1000),
 // roots (0, P−1, P/2), communicators (world, a parity split, 64-byte
 // segments); PAT vectors that are right (the late rank really is late),
-// wrong (another rank is predicted late) and random; bad input.
+// wrong (another rank is predicted late) and random; bad input. A
+// reactive algorithm (bcast/reactive) under changing arrival orders and
+// one late rank on the blocking path; MPI_ERR_ARG on the others.
 #include <mpi.h>
 
 #include <chrono>
@@ -12,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "mpi/registry.hpp"
 #include "mpi_test.hpp"
 #include "patcoll.h"
 
@@ -32,7 +35,10 @@ class BcastSuite {
     algorithms_ = algorithms_of("bcast");
     for (Path path : paths) {
       path_ = path;
-      sweep_communicators([&](MPI_Comm comm, bool only_large) { matrix(suite, comm, only_large); });
+      sweep_communicators([&](MPI_Comm comm, bool only_large) {
+        matrix(suite, comm, only_large);
+        if (path_ == Path::blocking) reactive_orders(suite, comm);
+      });
       with_pats(suite, MPI_COMM_WORLD);
       bad_input(suite, MPI_COMM_WORLD);
     }
@@ -75,6 +81,66 @@ class BcastSuite {
     return v;
   }
 
+  static bool is_reactive(const std::string &algorithm) {
+    for (const auto &entry : patcoll::mpi::entries(patcoll::core::Collective::bcast))
+      if (entry.name == algorithm) return static_cast<bool>(entry.capabilities & patcoll::core::reactive);
+    return false;
+  }
+  // A reactive algorithm serves blocking calls only: MPI_ERR_ARG on the
+  // non-blocking and persistent paths.
+  bool refuses_path(const std::string &algorithm) const { return path_ != Path::blocking && is_reactive(algorithm); }
+
+  // Checks a call of `algorithm` that returned `rc`: MPI_ERR_ARG where the
+  // path refuses it, else success and native's buffer; false when the
+  // buffers are not to be compared.
+  bool check_return(Suite &suite, const std::string &algorithm, int rc, const std::string &what) {
+    if (refuses_path(algorithm)) {
+      int cls = rc;
+      MPI_Error_class(rc, &cls);
+      suite.check(rc != MPI_SUCCESS && cls == MPI_ERR_ARG,
+                  what + ": a reactive algorithm on this path returned " + error_class_name(rc));
+      return false;
+    }
+    suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
+    return rc == MPI_SUCCESS;
+  }
+
+  // Reactive algorithms under changing arrival orders: each rank waits a
+  // different time before every call (a new order each iteration), and
+  // one rank late by 3 ms (its predecessor holds the whole message when
+  // it comes); roots, counts and the vector type vary, against native.
+  void reactive_orders(Suite &suite, MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const TypeCase int_type{"MPI_INT", MPI_INT, 1}, vector_type{"vector(2,1,2,MPI_INT)", vector_, 3};
+    for (const std::string &algorithm : algorithms_) {
+      if (!is_reactive(algorithm)) continue;
+      for (int iteration = 0; iteration < 14; ++iteration) {
+        const TypeCase &t = iteration % 4 == 3 ? vector_type : int_type;
+        const int count = iteration % 5 == 0 ? 1 : iteration % 5 == 1 ? 70000 : 3000 + iteration;
+        const int root = (iteration * 3) % size;
+        std::vector<int> expected = fresh(t, count, rank, root), got = fresh(t, count, rank, root);
+        int rc = call("native", expected.data(), count, t.type, root, comm);
+        double delay;
+        if (iteration % 7 == 6) {  // one late rank, not the root
+          delay = rank == (root + 1 + iteration) % size && size > 1 ? 0.003 : 0.0;
+        } else {  // a permutation that changes every iteration
+          const int place = (rank * 7 + iteration * 3) % size;
+          delay = 0.002 * static_cast<double>((place * 5 + iteration) % size) / size;
+        }
+        const double until = MPI_Wtime() + delay;
+        while (MPI_Wtime() < until) {
+        }
+        if (rc == MPI_SUCCESS) rc = call(algorithm, got.data(), count, t.type, root, comm);
+        const std::string what = label() + " " + algorithm + " arrival order #" + std::to_string(iteration) + " " +
+                                 t.name + " count=" + std::to_string(count) + " root=" + std::to_string(root) +
+                                 " P=" + std::to_string(size);
+        if (check_return(suite, algorithm, rc, what)) suite.check(got == expected, what + ": buffer differs from native");
+      }
+    }
+  }
+
   void check_case(Suite &suite, const std::string &algorithm, const TypeCase &t, int count, int root,
                   MPI_Comm comm, const std::string &extra = "") {
     int rank, size;
@@ -89,8 +155,7 @@ class BcastSuite {
     rc = call(algorithm, got.data(), count, t.type, root, comm);
     const std::string what = label() + " " + algorithm + " " + t.name + " count=" + std::to_string(count) +
                              " root=" + std::to_string(root) + " P=" + std::to_string(size) + extra;
-    suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
-    if (rc == MPI_SUCCESS) suite.check(got == expected, what + ": buffer differs from native");
+    if (check_return(suite, algorithm, rc, what)) suite.check(got == expected, what + ": buffer differs from native");
   }
 
   void matrix(Suite &suite, MPI_Comm comm, bool only_large) {
@@ -146,8 +211,7 @@ class BcastSuite {
             rc = call(algorithm, got.data(), count, t.type, root, comm);
             const std::string what = label() + " " + algorithm + pattern.name + " count=" + std::to_string(count) +
                                      " root=" + std::to_string(root) + " P=" + std::to_string(size);
-            suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
-            if (rc == MPI_SUCCESS) suite.check(got == expected, what + ": buffer differs from native");
+            if (check_return(suite, algorithm, rc, what)) suite.check(got == expected, what + ": buffer differs from native");
           }
         }
         PAT_Set_arrivals(comm, nullptr);

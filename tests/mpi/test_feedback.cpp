@@ -16,9 +16,13 @@
 //    decision: never a probe, the probes of the blocking calls unmoved,
 //    and native once the blocking calls' measurements dropped the choice;
 //  - with the real clock every rank still chooses alike on every call, and
-//    freeing a communicator with exchanges in flight does not hang.
+//    freeing a communicator with exchanges in flight does not hang;
+//  - random delays drawn anew every call, with history PATs: the blocking
+//    calls run the reactive algorithm, the non-blocking ones never do.
 // Every call's result is checked against PMPI's.
 #include <mpi.h>
+
+#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -263,6 +267,68 @@ void run(patcoll::test::Suite &suite, MPI_Comm parent) {
   }
 }
 
+// Arrivals drawn anew every call (each rank sleeps 0-24 ms before it, a
+// new draw per call and rank) with history PATs (PATCOLL_PATS=history and
+// its common clock): the vectors miss the arrivals by far more than half
+// the balanced time, so auto's measured blocking calls leave the vectors
+// aside and run the reactive algorithm, measured against native; the
+// non-blocking calls in between never run it (blocking only). The real
+// clock decides; the facts hold for any timing: the delays are
+// milliseconds, the model's balanced time of a 1 MiB allreduce or reduce
+// at P <= 8 a fraction of one.
+void run_unpredictable(patcoll::test::Suite &suite, MPI_Comm parent, Collective collective) {
+  g_measured = Measured::clock;
+  patcoll::test::set_configuration("PATCOLL_PATS", "history");
+  MPI_Comm comm;
+  MPI_Comm_dup(parent, &comm);  // its state is made with the history
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int count = 1 << 18, root = 0, calls = 64;
+  std::vector<float> send(count), got(count), want(count);
+  for (int i = 0; i < count; ++i) send[static_cast<std::size_t>(i)] = static_cast<float>((rank + 1) * (i % 5));
+  if (collective == Collective::allreduce) PMPI_Allreduce(send.data(), want.data(), count, MPI_FLOAT, MPI_SUM, comm);
+  else PMPI_Reduce(send.data(), want.data(), count, MPI_FLOAT, MPI_SUM, root, comm);
+  const char *name = collective == Collective::allreduce ? "allreduce" : "reduce";
+  const std::string where = " (random delays, history PATs, P=" + std::to_string(size) + ")";
+  std::vector<std::string> blocking, unmeasured;
+  bool results = true, agreement = true;
+  unsigned state = 12345u + 7919u * static_cast<unsigned>(rank);
+  auto check = [&](int rc) {
+    results = results && rc == MPI_SUCCESS && (collective == Collective::reduce && rank != root ? true : got == want);
+  };
+  for (int k = 0; k < calls; ++k) {
+    state = state * 1103515245u + 12345u;
+    usleep((state >> 8) % 25000);
+    std::fill(got.begin(), got.end(), -1.0f);
+    check(collective == Collective::allreduce ? PAT_Allreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm)
+                                              : PAT_Reduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, root, comm));
+    blocking.push_back(patcoll::test::last_algorithm(comm, name));
+    agreement = agreement && patcoll::test::same_on_every_rank(comm, blocking.back());
+    if (k % 4 != 3) continue;
+    std::fill(got.begin(), got.end(), -1.0f);
+    PAT_Handle handle = nullptr;
+    int started = collective == Collective::allreduce
+                      ? PAT_Iallreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm, &handle)
+                      : PAT_Ireduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, root, comm, &handle);
+    if (started == MPI_SUCCESS) started = PAT_Wait(&handle);
+    check(started);
+    unmeasured.push_back(patcoll::test::last_algorithm(comm, name));
+    agreement = agreement && patcoll::test::same_on_every_rank(comm, unmeasured.back());
+  }
+  MPI_Comm_free(&comm);
+  patcoll::test::set_configuration("PATCOLL_PATS", nullptr);
+  suite.check(results, std::string(name) + ": every call's result" + where);
+  suite.check(agreement, std::string(name) + ": every rank chose the same algorithm on every call" + where);
+  if (size < 2) return;
+  bool reacted = false;
+  for (const std::string &n : blocking) reacted = reacted || n == "reactive";
+  suite.check(reacted, std::string(name) + ": blocking calls run the reactive algorithm (" + joined(blocking) + ")" + where);
+  bool never = true;
+  for (const std::string &n : unmeasured) never = never && n != "reactive";
+  suite.check(never, std::string(name) + ": non-blocking calls never do (" + joined(unmeasured) + ")" + where);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -276,6 +342,7 @@ int main(int argc, char **argv) {
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
   run(suite, half);
   MPI_Comm_free(&half);
+  for (Collective collective : {Collective::allreduce, Collective::reduce}) run_unpredictable(suite, MPI_COMM_WORLD, collective);
   patcoll::mpi::set_feedback_hook(nullptr);
   const int rc = suite.finish();
   MPI_Finalize();

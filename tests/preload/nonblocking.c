@@ -172,7 +172,16 @@ int main(int argc, char **argv) {
       for (int i = 0; i < N; ++i) ok = ok && whole[r * N + i] == r * 1000 + i;
   check(ok, "Igather");
 
+  /* Ibcast (root size - 1) */
+  for (int i = 0; i < N; ++i) block[i] = rank == size - 1 ? i * 3 + 2 : -1;
+  MPI_Ibcast(block, N, MPI_INT, size - 1, MPI_COMM_WORLD, &req[0]);
+  MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+  ok = 1;
+  for (int i = 0; i < N; ++i) ok = ok && block[i] == i * 3 + 2;
+  check(ok, "Ibcast");
+
   /* Iallgather and Iallgatherv (unequal counts in reverse rank order) */
+  for (int i = 0; i < N; ++i) block[i] = rank * 1000 + i;
   memset(whole, 0, sizeof(int) * N * (size_t)size);
   MPI_Iallgather(block, N, MPI_INT, whole, N, MPI_INT, MPI_COMM_WORLD, &req[0]);
   MPI_Wait(&req[0], MPI_STATUS_IGNORE);

@@ -221,9 +221,9 @@ nonblocking)
   # line says why.
   tag="nb-reactive"
   run "$tag" "$nonblocking" --shim -- "LD_PRELOAD=$shim" PATCOLL_VERBOSE=1 PATCOLL_ALLREDUCE=reactive \
-      PATCOLL_REDUCE=reactive
+      PATCOLL_REDUCE=reactive PATCOLL_BCAST=reactive
   passed "$tag" $?
-  for coll in Allreduce Reduce; do
+  for coll in Allreduce Reduce Bcast; do
     grep -qE "MPI_I${coll,,} on MPI_COMM_WORLD \($np ranks\): native, because PATCOLL_${coll^^}=reactive.*blocking calls only" \
         "$work/$tag.err" || { fail "$tag: MPI_I${coll,,} with a reactive algorithm was not declined"; head -5 "$work/$tag.err"; }
   done

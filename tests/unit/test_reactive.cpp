@@ -224,3 +224,184 @@ TEST(ReactiveAllreduce, StagedProgramsArePrefixes) {
     }
   }
 }
+
+// bcast/reactive: a segmented chain from the root in arrival order; a
+// rank forwards once its successor is there (ArrivalLinks::held).
+namespace {
+
+const Algorithm &reactive_bcast() {
+  const Algorithm *algorithm = find_algorithm(Collective::bcast, "reactive");
+  EXPECT_NE(algorithm, nullptr);
+  return *algorithm;
+}
+
+Params make_bcast(int procs, std::int64_t count, int root, std::int64_t segments) {
+  Params params = make(procs, count, root, segments);
+  params.collective = Collective::bcast;
+  params.element_bytes = 1;
+  return params;
+}
+
+// Every rank's data Program (no control messages) for the order of
+// `params`, each non-root's successor known after held(rank) segments.
+template <typename Held>
+std::vector<Program> bcast_with_held(const Params &params, Held held) {
+  const std::vector<int> chain = reactive_chain(params);
+  std::vector<Program> programs;
+  for (int rank = 0; rank < params.procs; ++rank) {
+    ArrivalLinks links = bcast_reactive_links_of(params, chain, rank);
+    links.held = held(rank);
+    programs.push_back(bcast_reactive_links(params, rank, links, false));
+  }
+  return programs;
+}
+
+}  // namespace
+
+TEST(ReactiveBcast, CatalogueRow) {
+  const Algorithm &row = reactive_bcast();
+  EXPECT_TRUE(row.capabilities & reactive);
+  EXPECT_FALSE(row.capabilities & pap_aware);
+  EXPECT_TRUE(row.restrictions.empty());
+  EXPECT_EQ(unsupported_reason(row, make_bcast(4, 8, 0, 2)), "");
+}
+
+TEST(ReactiveBcast, ValidForEveryArrivalOrderUpToSix) {
+  for (int procs = 1; procs <= 6; ++procs)
+    for (int root = 0; root < procs; ++root)
+      for (std::int64_t count : {0, 1, 7, 40})
+        for (std::int64_t segments : {1, 3, 5}) {
+          std::vector<int> order(static_cast<std::size_t>(procs));
+          std::iota(order.begin(), order.end(), 0);
+          do {
+            Params params = make_bcast(procs, count, root, segments);
+            params.arrivals = times_of(order);
+            ASSERT_EQ(validate_all_modes(params, build_all(reactive_bcast(), params)), "")
+                << "P=" << procs << " root=" << root << " count=" << count << " segments=" << segments;
+          } while (std::next_permutation(order.begin(), order.end()));
+        }
+}
+
+TEST(ReactiveBcast, ValidForRandomOrdersUpTo66) {
+  std::mt19937_64 rng(13);
+  for (int procs : {7, 8, 9, 12, 13, 31, 48, 66})
+    for (int trial = 0; trial < 6; ++trial) {
+      const int root = static_cast<int>(rng() % static_cast<unsigned>(procs));
+      Params params = make_bcast(procs, trial % 3 == 0 ? 1 : 300, root, trial % 2 == 0 ? 7 : 0);
+      params.arrivals = random_pats(procs, rng);
+      ASSERT_EQ(validate_all_modes(params, build_all(reactive_bcast(), params)), "")
+          << "P=" << procs << " root=" << root << " trial " << trial;
+    }
+}
+
+// The Programs the mechanism runs: for every "successor known after j
+// segments" (the same j everywhere, and mixed per rank), any order.
+TEST(ReactiveBcast, ValidForEverySuccessorStep) {
+  std::mt19937_64 rng(17);
+  for (int procs : {2, 3, 4, 5, 7, 9})
+    for (std::int64_t segments : {1, 4, 6}) {
+      for (int trial = 0; trial < 3; ++trial) {
+        Params params = make_bcast(procs, 30, static_cast<int>(rng() % static_cast<unsigned>(procs)), segments);
+        params.arrivals = random_pats(procs, rng);
+        for (std::int64_t j = 0; j <= segments + 1; ++j)
+          ASSERT_EQ(validate_all_modes(params, bcast_with_held(params, [&](int) { return j; })), "")
+              << "P=" << procs << " segments=" << segments << " held=" << j;
+        ASSERT_EQ(validate_all_modes(params, bcast_with_held(params, [&](int rank) {
+                    return static_cast<std::int64_t>(rank * 5 + trial) % segments + 1;
+                  })),
+                  "")
+            << "P=" << procs << " segments=" << segments << " mixed";
+      }
+    }
+}
+
+// What the executor runs before the successor is there (receive only,
+// then a step naming it) begins like every Program built once it is.
+TEST(ReactiveBcast, StagedProgramsArePrefixes) {
+  for (int procs : {2, 3, 6, 9}) {
+    Params params = make_bcast(procs, 40, procs / 2, 5);
+    const std::vector<int> chain = reactive_chain(params);
+    for (int rank = 0; rank < procs; ++rank) {
+      const ArrivalLinks full = bcast_reactive_links_of(params, chain, rank);
+      if (rank == params.root || full.next < 0) continue;  // know everything from the start
+      ArrivalLinks staged = full;
+      staged.next = kUnknownPeer;
+      const Program before = bcast_reactive_links(params, rank, staged, false);
+      const std::size_t known = known_steps(before);
+      EXPECT_EQ(known, 5u);  // every segment received, one per step
+      EXPECT_LT(known, before.steps.size());
+      for (std::int64_t held = 1; held <= 5; ++held) {
+        ArrivalLinks links = full;
+        links.held = held;
+        const Program after = bcast_reactive_links(params, rank, links, false);
+        EXPECT_EQ(known_steps(after), after.steps.size());
+        for (std::size_t s = 0; s < static_cast<std::size_t>(held); ++s)
+          EXPECT_EQ(before.steps[s], after.steps[s]) << "rank " << rank << " held " << held;
+      }
+    }
+  }
+}
+
+// Step counts: the root S steps (one send each); a rank in the middle of
+// the line S + 1 (held receive-only steps, one step forwarding them with
+// the next receive, then send-and-receive); the last in line one step
+// receiving everything from its predecessor. The successor known from
+// the start (held 1) gives bcast/chain's rank Program.
+TEST(ReactiveBcast, StepCounts) {
+  const std::int64_t segments = 6;
+  Params params = make_bcast(5, 60, 1, segments);
+  params.arrivals = {0.0, 0.0, 0.0, 0.0, 1.0};  // rank 4 late: last in line, behind 3
+  const std::vector<int> chain = reactive_chain(params);
+  ASSERT_EQ(chain, (std::vector<int>{0, 2, 3, 4}));
+  EXPECT_EQ(bcast_reactive_segments(params), segments);
+  const Program root = bcast_reactive_links(params, 1, bcast_reactive_links_of(params, chain, 1), false);
+  EXPECT_EQ(root.steps.size(), static_cast<std::size_t>(segments));
+  for (std::int64_t held = 1; held <= segments; ++held) {
+    ArrivalLinks links = bcast_reactive_links_of(params, chain, 2);
+    links.held = held;
+    const Program middle = bcast_reactive_links(params, 2, links, false);
+    ASSERT_EQ(middle.steps.size(), static_cast<std::size_t>(segments + 1));
+    // Step `held` sends the held segments to the successor at once.
+    std::int64_t sends = 0;
+    for (const Op &op : middle.steps[static_cast<std::size_t>(held)].ops) sends += op.kind == OpKind::send;
+    EXPECT_EQ(sends, held);
+  }
+  // The late rank: one step, every segment from its predecessor 3, which
+  // holds the whole message when it comes (held = S).
+  const ArrivalLinks late = bcast_reactive_links_of(params, chain, 4);
+  EXPECT_EQ(late.previous, 3);
+  EXPECT_EQ(late.next, -1);
+  const Program last = bcast_reactive_links(params, 4, late, false);
+  ASSERT_EQ(last.steps.size(), 1u);
+  EXPECT_EQ(last.steps[0].ops.size(), static_cast<std::size_t>(segments));
+  for (const Op &op : last.steps[0].ops) EXPECT_TRUE(op.kind == OpKind::recv && op.peer == 3);
+  EXPECT_EQ(bcast_reactive_links_of(params, chain, 3).held, segments);
+  // Balanced: every successor known from the start, rank Programs of the
+  // chain root → 0 → 2 → 3 → 4.
+  params.arrivals.clear();
+  for (int rank : {0, 2, 3}) EXPECT_EQ(bcast_reactive_links_of(params, reactive_chain(params), rank).held, 1);
+}
+
+// The simulator runs the control messages: 3P - 4 of them with the
+// data's (P - 1)·S; a late rank is one pipelined transfer after it comes.
+TEST(ReactiveBcast, SimulatedWithControlMessages) {
+  const int procs = 8;
+  const std::int64_t segments = 16;
+  Params params = make_bcast(procs, 1 << 20, 0, segments);
+  params.cost = CostModel{1e-5, 1e-9, 0.0};
+  const SimulateResult balanced = simulate(reactive_bcast(), params);
+  ASSERT_EQ(balanced.error, "");
+  EXPECT_EQ(balanced.messages, static_cast<std::int64_t>(procs - 1) * segments + (3 * procs - 4));
+  const double late = 1.0;
+  params.arrivals.assign(static_cast<std::size_t>(procs), 0.0);
+  params.arrivals[5] = late;
+  const SimulateResult one_late = simulate(reactive_bcast(), params);
+  ASSERT_EQ(one_late.error, "");
+  const double transfer = static_cast<double>(params.count) * params.cost.beta;
+  const double after_last = one_late.run_time - late;
+  EXPECT_GT(after_last, transfer);
+  // One transfer plus the control round trips and a segment's latency
+  // per message: far from the balanced chain.
+  EXPECT_LT(after_last, transfer + (segments + 6) * params.cost.alpha);
+  EXPECT_LT(after_last, balanced.run_time);
+}

@@ -843,5 +843,159 @@ TEST(SelectBalanced, ABalancedVectorAndNoVectorAreTheSamePattern) {
   EXPECT_EQ(none.pattern, zeros.pattern);
   EXPECT_EQ(selector.simulations(), 1u);
 }
+
+// Random delays drawn anew every call: a late rank at a new place each call
+// (quantised vectors never repeat), and the PAT vectors miss the actual
+// arrivals by `error` seconds (what the measurement exchange reports).
+struct RandomLate {
+  Params p;
+  double delay;
+  int k = 0;
+  explicit RandomLate(Collective c, int procs = 8) : p(call(c, procs, 1 << 20)), delay(balanced_best_classic(p)) {}
+  const Params &next() {
+    p.arrivals = one_late(p.procs, 1 + k % (p.procs - 1), delay * (1 + 0.1 * (k % 7)));
+    ++k;
+    return p;
+  }
+};
+
+// Runs `calls` measured calls; each is recorded with a tail from
+// `tail_of(name)` and `error` as its arrival error. Returns what ran.
+template <class TailOf>
+std::vector<Selection> run_random(Selector &selector, RandomLate &pattern, int calls, double error, TailOf tail_of) {
+  std::vector<Selection> out;
+  for (int k = 0; k < calls; ++k) {
+    const Selection s = selector.select(pattern.next());
+    if (!s.pattern.empty()) selector.record(s.pattern, s.name, tail_of(s.name), error);
+    out.push_back(s);
+  }
+  return out;
+}
+
+TEST(SelectUnpredictable, ArrivalsTheVectorsMissRunTheReactiveAlgorithmOnMeasuredCalls) {
+  for (Collective c : {Collective::reduce, Collective::allreduce}) {
+    Selector selector(SelectOptions{.period = 1});
+    RandomLate pattern(c);
+    // The vectors miss by the delay itself (> half the balanced time).
+    const std::vector<Selection> ran =
+        run_random(selector, pattern, 40, pattern.delay, [](std::string_view) { return 10e-3; });
+    std::set<std::string> names;
+    for (int k = 8; k < 40; ++k) {
+      EXPECT_TRUE(ran[k].unpredictable) << to_string(c) << " call " << k;
+      EXPECT_NEAR(ran[k].arrival_error, pattern.delay, 1e-12);
+      names.emplace(ran[k].name);
+      EXPECT_EQ(ran[k].probe, ran[k].name == native_name);
+    }
+    EXPECT_TRUE(names.count("reactive")) << to_string(c);
+    // Native is probed on the pooled pattern, then the reactive one runs.
+    for (int k = 30; k < 40; ++k) EXPECT_EQ(ran[k].name, "reactive") << to_string(c) << " call " << k;
+    // A non-blocking or persistent call (not measured) never runs it.
+    const Selection unmeasured = selector.select(pattern.next(), false);
+    EXPECT_NE(unmeasured.name, "reactive");
+    EXPECT_FALSE(unmeasured.unpredictable);
+  }
+}
+
+TEST(SelectUnpredictable, VectorsThatHoldKeepTheirPredictiveChoice) {
+  Selector selector(SelectOptions{.period = 1});
+  RandomLate pattern(Collective::reduce);
+  // The same random vectors, but each one right (error 0): never unpredictable.
+  for (const Selection &s : run_random(selector, pattern, 40, 0.0, [](std::string_view) { return 10e-3; })) {
+    EXPECT_FALSE(s.unpredictable);
+    EXPECT_NE(s.name, "reactive");
+  }
+  // An error below half the balanced time is not large either.
+  Selector small(SelectOptions{.period = 1});
+  RandomLate again(Collective::reduce);
+  for (const Selection &s :
+       run_random(small, again, 40, 0.4 * again.delay, [](std::string_view) { return 10e-3; }))
+    EXPECT_FALSE(s.unpredictable);
+}
+
+TEST(SelectUnpredictable, AReactiveAlgorithmMeasuredSlowerThanNativeIsDroppedThenThePredictiveChoiceIsJudged) {
+  Selector selector(SelectOptions{.period = 1});
+  RandomLate pattern(Collective::reduce);
+  // Reactive measures 50 % slower than native, every other algorithm 20 %
+  // faster: reactive is dropped, the shape's predictive choice runs.
+  const std::vector<Selection> ran = run_random(selector, pattern, 60, pattern.delay, [](std::string_view name) {
+    return name == "reactive" ? 15e-3 : name == native_name ? 10e-3 : 8e-3;
+  });
+  std::string predictive;
+  for (int k = 0; k < 8; ++k)
+    if (!ran[k].unpredictable && ran[k].name != native_name) predictive = std::string(ran[k].name);
+  ASSERT_FALSE(predictive.empty());
+  for (int k = 50; k < 60; ++k) {
+    EXPECT_TRUE(ran[k].unpredictable);
+    EXPECT_EQ(ran[k].name, predictive) << "call " << k;
+  }
+  // Both slower than native: native.
+  Selector both(SelectOptions{.period = 1});
+  RandomLate again(Collective::reduce);
+  const std::vector<Selection> slow = run_random(both, again, 60, again.delay, [](std::string_view name) {
+    return name == native_name ? 10e-3 : 15e-3;
+  });
+  for (int k = 50; k < 60; ++k) EXPECT_EQ(slow[k].name, native_name) << "call " << k;
+}
+
+TEST(SelectUnpredictable, TheCandidateMeasuredFastestRuns) {
+  // Reactive faster than native but slower than the predictive choice:
+  // both are measured, then the predictive choice runs.
+  Selector selector(SelectOptions{.period = 1});
+  RandomLate pattern(Collective::allreduce);
+  const std::vector<Selection> ran = run_random(selector, pattern, 60, pattern.delay, [](std::string_view name) {
+    return name == "reactive" ? 9e-3 : name == native_name ? 10e-3 : 7e-3;
+  });
+  std::string predictive;
+  std::set<std::string> tried;
+  for (int k = 0; k < 60; ++k) {
+    if (!ran[k].unpredictable && ran[k].name != native_name) predictive = std::string(ran[k].name);
+    if (ran[k].unpredictable) tried.emplace(ran[k].name);
+  }
+  ASSERT_FALSE(predictive.empty());
+  EXPECT_TRUE(tried.count("reactive"));
+  for (int k = 40; k < 60; ++k) EXPECT_EQ(ran[k].name, predictive) << "call " << k;
+}
+
+TEST(SelectUnpredictable, WithoutAReactiveAlgorithmThePredictiveChoiceIsMeasuredOnThePooledPattern) {
+  // An all-to-all whose predictive choice loses on wrong vectors: its
+  // measurements, pooled over the never-repeating patterns, drop it.
+  Selector selector(SelectOptions{.period = 1});
+  RandomLate pattern(Collective::alltoall);
+  pattern.p.count = 1 << 14;  // per pair block: 64 KiB
+  const std::vector<Selection> ran = run_random(selector, pattern, 60, pattern.delay, [](std::string_view name) {
+    return name == native_name ? 10e-3 : 13e-3;
+  });
+  bool tried = false;
+  for (int k = 3; k < 60; ++k) tried = tried || (ran[k].unpredictable && ran[k].name != native_name);
+  EXPECT_TRUE(tried);
+  for (int k = 45; k < 60; ++k) {
+    EXPECT_TRUE(ran[k].unpredictable);
+    EXPECT_EQ(ran[k].name, native_name) << "call " << k;
+  }
+}
+
+TEST(SelectUnpredictable, VectorsThatHoldAgainEndTheUnpredictableRule) {
+  Selector selector(SelectOptions{.period = 1});
+  RandomLate pattern(Collective::allreduce);
+  const auto tail = [](std::string_view) { return 10e-3; };
+  const std::vector<Selection> before = run_random(selector, pattern, 20, pattern.delay, tail);
+  EXPECT_TRUE(before.back().unpredictable);
+  const std::vector<Selection> after = run_random(selector, pattern, 20, 0.0, tail);
+  for (int k = 5; k < 20; ++k) EXPECT_FALSE(after[k].unpredictable) << "call " << k;
+}
+
+TEST(SelectUnpredictable, TheSameMeasurementsGiveTheSameChoicesOnEveryRank) {
+  auto sequence = [] {
+    Selector selector(SelectOptions{.period = 1});
+    RandomLate pattern(Collective::reduce);
+    std::vector<std::string> names;
+    for (const Selection &s : run_random(selector, pattern, 50, pattern.delay, [](std::string_view name) {
+           return name == "reactive" ? 9e-3 : 10e-3;
+         }))
+      names.emplace_back(s.name);
+    return names;
+  };
+  EXPECT_EQ(sequence(), sequence());
+}
 }  // namespace
 }  // namespace patcoll::core

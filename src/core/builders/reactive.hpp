@@ -28,10 +28,34 @@
 //   the result from rank 0 (every rank has arrived by then): a binomial
 //   tree below 64 KiB, else a segmented chain (pipeline).
 //   Restrictions: commutative.
+//
+// bcast/reactive — a segmented chain from the root in arrival order (the
+//   idea of Patarasuk and Yuan's arrival-pattern-aware broadcast, with no
+//   prediction): every non-root rank says hello to the root when it
+//   arrives; the root answers in hello order with the predecessor (itself
+//   for the first in line) and whether the rank is the last; each rank
+//   but the first tells its predecessor it is there. The data flow root →
+//   1st arrived → 2nd → … segment by segment. A rank whose successor is
+//   not known yet only receives (one segment per step); once the
+//   successor is there (ArrivalLinks::held segments received), it sends
+//   the segments it holds in one step and pipelines the rest. A late rank
+//   joins the end of the line: its predecessor already holds the whole
+//   message, one pipelined transfer after its round trip (about D + α +
+//   mβ). The root serves the hellos while it sends (mpi/reactive.hpp).
+//   Segments: Params::segment_count / segment_elements, default ~32 KiB.
+//   Restrictions: none.
+//   Modelled Programs (validator, simulator): `held` is estimated from
+//   Params::arrivals under Params::cost (what the mechanism would
+//   observe); the root's answers to every rank but the first, which the
+//   real root serves while it sends, come after its data and each such
+//   rank's hello and answer at its end (a sequential Program cannot serve
+//   a message whenever it comes without waiting for a late one): the
+//   same round trip, at the end instead of the start.
 #pragma once
 
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "../algorithm.hpp"
@@ -46,9 +70,14 @@ inline constexpr int kUnknownPeer = INT_MAX;
 // partial result it receives (-1: none, it is the first in line); next:
 // the rank it sends to (the root for the last in line; -1 at the root).
 // Either may be kUnknownPeer in a Program built before the rank knows it.
+// bcast: previous is the rank the data come from (the root for the first
+// in line, -1 at the root), next the one they go to (-1 for the last);
+// held is the number of segments the rank had received when it learned
+// its next (at least 1; the Program's first `held` steps receive only).
 struct ArrivalLinks {
   int previous = -1;
   int next = -1;
+  std::int64_t held = 1;
   friend bool operator==(const ArrivalLinks &, const ArrivalLinks &) = default;
 };
 
@@ -75,6 +104,16 @@ Program reduce_reactive(const Params &, int rank);
 // reduce ends at), then the broadcast.
 Program allreduce_reactive_links(const Params &, int rank, const ArrivalLinks &, bool control);
 Program allreduce_reactive(const Params &, int rank);
+
+// MPI_Bcast: the links of `rank` in `chain` (the non-roots in arrival
+// order), `held` estimated from Params::arrivals (see above).
+ArrivalLinks bcast_reactive_links_of(const Params &, const std::vector<int> &chain, int rank);
+// The segment count S (0 for count 0).
+std::int64_t bcast_reactive_segments(const Params &);
+Program bcast_reactive_links(const Params &, int rank, const ArrivalLinks &, bool control,
+                             const std::vector<int> &chain);
+Program bcast_reactive_links(const Params &, int rank, const ArrivalLinks &, bool control);
+Program bcast_reactive(const Params &, int rank);
 
 // The number of leading steps that name no kUnknownPeer.
 std::size_t known_steps(const Program &);

@@ -112,6 +112,11 @@ struct ShapeFeedback {
   std::size_t calls = 0, native_runs = 0;  // measured calls of the shape's patterns, of which native
   std::size_t clock = 0;                   // measured calls with a pattern to judge (deferred too)
   std::size_t loss_until = 0, loss_calls = 0;
+  // How wrong the shape's PAT vectors were about the actual arrivals: per
+  // measured call, the spread over ranks of actual minus predicted arrival
+  // (seconds; 0 when every rank arrived as predicted, up to the delays
+  // themselves when they are drawn anew every call), newest last.
+  std::deque<double> arrival_error;
   bool losing() const { return state == ShapeState::losing; }
   // The model's error of `name` on the shape: the median of its last
   // measured-minus-predicted differences; NaN with fewer than `samples`.

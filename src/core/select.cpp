@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "cost.hpp"
 #include "pat.hpp"
@@ -289,10 +290,7 @@ Selection Selector::select(const Params &params, bool measured) {
       if (!std::isnan(arrival_error) && select_unpredictable(params, shape_name, shape, selection)) {
         selection.unpredictable = true;
         selection.arrival_error = arrival_error;
-        if (selection.probe) return selection;
-        selection.changed = last_choice_ != selection.name;
-        last_choice_ = std::string(selection.name);
-        return selection;
+        return finished(std::move(selection));
       }
       const bool may_simulate = !shape.simulated_once || ++shape.calls_since_simulation >= options_.period;
       CachedPattern *slot = cache_.find(shape_name, quantised.arrivals, quantum, options_.feedback,
@@ -332,6 +330,10 @@ Selection Selector::select(const Params &params, bool measured) {
       }
     }
   }
+  return finished(std::move(selection));
+}
+
+Selection Selector::finished(Selection selection) {
   if (selection.probe) return selection;  // a measurement, not a change of choice
   selection.changed = last_choice_ != selection.name;
   last_choice_ = std::string(selection.name);

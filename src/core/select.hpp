@@ -168,6 +168,9 @@ class Selector {
   void run_or_probe(Shape &shape, CachedPattern &slot, std::string_view chosen, bool measured, Selection &selection);
   // A balanced vector or none (docs/results/selection.md, "Balanced").
   void select_balanced(const Params &params, const std::string &shape_name, bool measured, Selection &selection);
+  // Selection::changed and the last choice, but for a probe (a
+  // measurement, not a change of choice).
+  Selection finished(Selection selection);
   // The median of the shape's recent arrival errors when it makes the
   // shape unpredictable (SelectOptions::unpredictable), else NaN.
   double unpredictable_error(const Shape &shape, double balanced) const;

@@ -68,6 +68,48 @@ double injected(Collective collective, std::string_view algorithm, int rank, dou
   return tail;
 }
 
+// One rank's side of the driver's auto calls of `collective` on `comm`
+// (1 MiB of floats: above auto's 16 KiB): the buffers, PMPI's result, and
+// for each call (blocking, or PAT_I* and PAT_Wait) what ran; every result
+// and every rank's agreement on the choice are tallied.
+struct Calls {
+  static constexpr int count = 1 << 18, root = 0;
+  Collective collective;
+  MPI_Comm comm;
+  int rank = 0, size = 1;
+  const char *name;
+  std::vector<float> send = std::vector<float>(count), got = std::vector<float>(count),
+                     want = std::vector<float>(count);
+  bool results = true, agreement = true;
+  Calls(Collective c, MPI_Comm communicator)
+      : collective(c), comm(communicator), name(c == Collective::allreduce ? "allreduce" : "reduce") {
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int i = 0; i < count; ++i) send[static_cast<std::size_t>(i)] = static_cast<float>((rank + 1) * (i % 5));
+    if (collective == Collective::allreduce) PMPI_Allreduce(send.data(), want.data(), count, MPI_FLOAT, MPI_SUM, comm);
+    else PMPI_Reduce(send.data(), want.data(), count, MPI_FLOAT, MPI_SUM, root, comm);
+  }
+  // One call; the algorithm it ran.
+  std::string run(bool nonblocking) {
+    std::fill(got.begin(), got.end(), -1.0f);
+    int rc = MPI_SUCCESS;
+    if (nonblocking) {
+      PAT_Handle handle = nullptr;
+      rc = collective == Collective::allreduce
+               ? PAT_Iallreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm, &handle)
+               : PAT_Ireduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, root, comm, &handle);
+      if (rc == MPI_SUCCESS) rc = PAT_Wait(&handle);
+    } else {
+      rc = collective == Collective::allreduce ? PAT_Allreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm)
+                                               : PAT_Reduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, root, comm);
+    }
+    results = results && rc == MPI_SUCCESS && (collective == Collective::reduce && rank != root ? true : got == want);
+    std::string ran = patcoll::test::last_algorithm(comm, name);
+    agreement = agreement && patcoll::test::same_on_every_rank(comm, ran);
+    return ran;
+  }
+};
+
 // `calls` blocking auto calls of `collective` on a fresh duplicate of
 // `parent` with the last rank late in the PAT vector; the algorithm of
 // each call. Checks every result and that every rank chose alike. With
@@ -77,21 +119,14 @@ std::vector<std::string> run_calls(patcoll::test::Suite &suite, MPI_Comm parent,
                                    const std::string &what, std::vector<std::string> *nonblocking = nullptr) {
   MPI_Comm comm;
   MPI_Comm_dup(parent, &comm);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  const int count = 1 << 18;  // 1 MiB of floats: above auto's 16 KiB
-  std::vector<float> send(count), got(count), want(count);
-  for (int i = 0; i < count; ++i) send[static_cast<std::size_t>(i)] = static_cast<float>((rank + 1) * (i % 5));
-  const int root = 0;
-  if (collective == Collective::allreduce) PMPI_Allreduce(send.data(), want.data(), count, MPI_FLOAT, MPI_SUM, comm);
-  else PMPI_Reduce(send.data(), want.data(), count, MPI_FLOAT, MPI_SUM, root, comm);
+  Calls calls_of(collective, comm);
+  const int size = calls_of.size;
   // The last rank late by the model's balanced time (the built-in cost
   // model: the tests set no PATCOLL_MODEL), as in tests/unit/test_select.cpp.
   patcoll::core::Params call;
   call.collective = collective;
   call.procs = size;
-  call.count = count;
+  call.count = Calls::count;
   call.element_bytes = sizeof(float);
   double balanced = 1.0;
   for (const patcoll::core::Prediction &p : patcoll::core::predict_candidates(call))
@@ -99,31 +134,15 @@ std::vector<std::string> run_calls(patcoll::test::Suite &suite, MPI_Comm parent,
   std::vector<double> pats(static_cast<std::size_t>(size), 0.0);
   pats[static_cast<std::size_t>(size - 1)] = balanced;
   PAT_Set_arrivals(comm, g_balanced ? nullptr : pats.data());
-  const char *name = collective == Collective::allreduce ? "allreduce" : "reduce";
+  const char *name = calls_of.name;
   const std::string where = " (" + what + ", P=" + std::to_string(size) + ")";
   std::vector<std::string> chosen;
-  bool results = true, agreement = true;
   for (int k = 0; k < calls; ++k) {
-    std::fill(got.begin(), got.end(), -1.0f);
-    const int rc = collective == Collective::allreduce
-                       ? PAT_Allreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm)
-                       : PAT_Reduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, root, comm);
-    results = results && rc == MPI_SUCCESS && (collective == Collective::reduce && rank != root ? true : got == want);
-    chosen.push_back(patcoll::test::last_algorithm(comm, name));
-    agreement = agreement && patcoll::test::same_on_every_rank(comm, chosen.back());
-    if (!nonblocking) continue;
-    std::fill(got.begin(), got.end(), -1.0f);
-    PAT_Handle handle = nullptr;
-    int started = collective == Collective::allreduce
-                      ? PAT_Iallreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm, &handle)
-                      : PAT_Ireduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, root, comm, &handle);
-    if (started == MPI_SUCCESS) started = PAT_Wait(&handle);
-    results = results && started == MPI_SUCCESS && (collective == Collective::reduce && rank != root ? true : got == want);
-    nonblocking->push_back(patcoll::test::last_algorithm(comm, name));
-    agreement = agreement && patcoll::test::same_on_every_rank(comm, nonblocking->back());
+    chosen.push_back(calls_of.run(false));
+    if (nonblocking) nonblocking->push_back(calls_of.run(true));
   }
-  suite.check(results, std::string(name) + ": every call's result" + where);
-  suite.check(agreement, std::string(name) + ": every rank chose the same algorithm on every call" + where);
+  suite.check(calls_of.results, std::string(name) + ": every call's result" + where);
+  suite.check(calls_of.agreement, std::string(name) + ": every rank chose the same algorithm on every call" + where);
   PAT_Set_arrivals(comm, nullptr);
   MPI_Comm_free(&comm);  // exchanges may still be in flight: completed, not hung
   return chosen;
@@ -281,45 +300,22 @@ void run_unpredictable(patcoll::test::Suite &suite, MPI_Comm parent, Collective 
   patcoll::test::set_configuration("PATCOLL_PATS", "history");
   MPI_Comm comm;
   MPI_Comm_dup(parent, &comm);  // its state is made with the history
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  const int count = 1 << 18, root = 0, calls = 64;
-  std::vector<float> send(count), got(count), want(count);
-  for (int i = 0; i < count; ++i) send[static_cast<std::size_t>(i)] = static_cast<float>((rank + 1) * (i % 5));
-  if (collective == Collective::allreduce) PMPI_Allreduce(send.data(), want.data(), count, MPI_FLOAT, MPI_SUM, comm);
-  else PMPI_Reduce(send.data(), want.data(), count, MPI_FLOAT, MPI_SUM, root, comm);
-  const char *name = collective == Collective::allreduce ? "allreduce" : "reduce";
+  Calls calls_of(collective, comm);
+  const int size = calls_of.size;
+  const char *name = calls_of.name;
   const std::string where = " (random delays, history PATs, P=" + std::to_string(size) + ")";
   std::vector<std::string> blocking, unmeasured;
-  bool results = true, agreement = true;
-  unsigned state = 12345u + 7919u * static_cast<unsigned>(rank);
-  auto check = [&](int rc) {
-    results = results && rc == MPI_SUCCESS && (collective == Collective::reduce && rank != root ? true : got == want);
-  };
-  for (int k = 0; k < calls; ++k) {
+  unsigned state = 12345u + 7919u * static_cast<unsigned>(calls_of.rank);
+  for (int k = 0; k < 64; ++k) {
     state = state * 1103515245u + 12345u;
     usleep((state >> 8) % 25000);
-    std::fill(got.begin(), got.end(), -1.0f);
-    check(collective == Collective::allreduce ? PAT_Allreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm)
-                                              : PAT_Reduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, root, comm));
-    blocking.push_back(patcoll::test::last_algorithm(comm, name));
-    agreement = agreement && patcoll::test::same_on_every_rank(comm, blocking.back());
-    if (k % 4 != 3) continue;
-    std::fill(got.begin(), got.end(), -1.0f);
-    PAT_Handle handle = nullptr;
-    int started = collective == Collective::allreduce
-                      ? PAT_Iallreduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, comm, &handle)
-                      : PAT_Ireduce(send.data(), got.data(), count, MPI_FLOAT, MPI_SUM, root, comm, &handle);
-    if (started == MPI_SUCCESS) started = PAT_Wait(&handle);
-    check(started);
-    unmeasured.push_back(patcoll::test::last_algorithm(comm, name));
-    agreement = agreement && patcoll::test::same_on_every_rank(comm, unmeasured.back());
+    blocking.push_back(calls_of.run(false));
+    if (k % 4 == 3) unmeasured.push_back(calls_of.run(true));
   }
   MPI_Comm_free(&comm);
   patcoll::test::set_configuration("PATCOLL_PATS", nullptr);
-  suite.check(results, std::string(name) + ": every call's result" + where);
-  suite.check(agreement, std::string(name) + ": every rank chose the same algorithm on every call" + where);
+  suite.check(calls_of.results, std::string(name) + ": every call's result" + where);
+  suite.check(calls_of.agreement, std::string(name) + ": every rank chose the same algorithm on every call" + where);
   if (size < 2) return;
   bool reacted = false;
   for (const std::string &n : blocking) reacted = reacted || n == "reactive";

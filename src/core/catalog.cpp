@@ -113,10 +113,12 @@ const Algorithm kAlgorithms[] = {
     {C::alltoall, "linear", none, plain, "", "", "every send and receive posted at once", alltoall_linear, nullptr},
     {C::alltoall, "bruck", none, plain, "", "", "log2 P steps of packed positions with local rotations (small pairs)", alltoall_bruck, nullptr},
     {C::alltoall, "clairvoyant", none, pap, "", "", "PAT-driven: pairs among early ranks first, late ranks' pairs last in arrival order (Qian-Afsahi); pairwise when balanced", alltoall_clairvoyant, alltoall_clairvoyant_all},
+    {C::alltoall, "reactive", none, reacts, "", "", "pairs in the arrival order observed at run time: each rank exchanges with the earlier ranks at once, then with the later ones as they come (hellos to rank 0, notices); blocking calls only", alltoall_reactive, nullptr},
     // --- MPI_Alltoallv (the same builders over Params::counts) -------------
     {C::alltoallv, "pairwise", none, plain, "", "", "P-1 exchange steps, partner rank XOR k (powers of two) or r+k / r-k", alltoall_pairwise, nullptr},
     {C::alltoallv, "linear", none, plain, "", "", "every send and receive posted at once", alltoall_linear, nullptr},
     {C::alltoallv, "clairvoyant", none, pap, "", "", "PAT-driven: pairs among early ranks first, late ranks' pairs last in arrival order (Qian-Afsahi); pairwise when balanced", alltoall_clairvoyant, alltoall_clairvoyant_all},
+    {C::alltoallv, "reactive", none, reacts, "", "", "pairs in the arrival order observed at run time: each rank exchanges with the earlier ranks at once, then with the later ones as they come (hellos to rank 0, notices); blocking calls only", alltoall_reactive, nullptr},
     // --- MPI_Reduce_scatter_block ---
     {C::reduce_scatter_block, "ring", commutative, plain, "", "", "ring reduce-scatter over the ranks' blocks, P-1 steps (allreduce ring's first half)", reduce_scatter_ring, nullptr},
     {C::reduce_scatter_block, "recursive_halving", none, plain, "", "", "recursive halving over a power of two, then each block from the halves holding it; rank order", reduce_scatter_recursive_halving, nullptr},

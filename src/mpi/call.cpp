@@ -89,6 +89,14 @@ int check_reactive_blocking(Collective collective, const Entry &entry, Run &run,
 int run_byte_program(CommState &state, const Entry &entry, const core::Params &params, int tag, Run &run) {
   TypeInfo bytes;
   if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
+  if (entry.capabilities & core::reactive) {  // blocking (mpi/reactive.hpp)
+    run.kind = Run::Kind::reactive;
+    run.reactive = entry.algorithm;
+    run.params = params;
+    run.state = &state;
+    run.context = ExecutionContext{state.comm, tag, MPI_OP_NULL, bytes};
+    return MPI_SUCCESS;
+  }
   run.kind = Run::Kind::program;
   run.program = program(state.programs, state.rank, entry, params);
   run.state = &state;

@@ -52,6 +52,7 @@ int select_run(CommState &state, core::Collective collective, const char *algori
 // persistent call the shim declines it (`declined`, the run native, the
 // reason noted for its verbose line), anything else is MPI_ERR_ARG.
 int check_reactive_blocking(core::Collective, const Entry &, Run &, bool &declined);
+// A reactive entry gets a reactive run (Run::Kind::reactive, over bytes).
 int run_byte_program(CommState &state, const Entry &entry, const core::Params &params, int tag, Run &run);
 
 // Movements run in bytes: one IR element is one byte of a rank's block, so

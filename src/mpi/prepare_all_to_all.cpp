@@ -54,6 +54,8 @@ int prepare_all_to_all(const NativeCall &c, const char *algorithm, Run &run) {
   const Entry *entry = nullptr;
   if (int rc = select_run(*state, c.collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
     return rc;
+  bool declined = false;
+  if (int rc = check_reactive_blocking(c.collective, *entry, run, declined); rc != MPI_SUCCESS || declined) return rc;
   const int tag = state->next_tag();
   if (pair == 0) return MPI_SUCCESS;
 

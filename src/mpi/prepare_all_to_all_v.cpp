@@ -142,6 +142,8 @@ int prepare_all_to_all_v(const NativeCall &c, const char *algorithm, Run &run) {
   const Entry *entry = nullptr;
   if (int rc = select_run(*state, c.collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
     return rc;
+  bool declined = false;
+  if (int rc = check_reactive_blocking(c.collective, *entry, run, declined); rc != MPI_SUCCESS || declined) return rc;
   const int tag = state->next_tag();
 
   // This rank's row and column of the count matrix, in bytes.
@@ -155,7 +157,10 @@ int prepare_all_to_all_v(const NativeCall &c, const char *algorithm, Run &run) {
     params.counts[static_cast<std::size_t>(other) * n + static_cast<std::size_t>(rank)] = in;
     any = any || out > 0 || in > 0;
   }
-  if (!any) return MPI_SUCCESS;  // nothing to move here (the others' pairs with this rank are empty too)
+  // Nothing to move here (the others' pairs with this rank are empty too);
+  // a reactive run still takes its place in the arrival order (the others
+  // wait for its hello and notices: mpi/reactive.hpp).
+  if (!any && !(entry->capabilities & core::reactive)) return MPI_SUCCESS;
 
   void *send_bytes = nullptr, *recv_bytes = nullptr;
   const bool stage_recv = !recv.type.dense || !recv.packed_layout;

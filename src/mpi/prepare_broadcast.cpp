@@ -52,17 +52,7 @@ int prepare_broadcast(const NativeCall &c, const char *algorithm, Run &run) {
   void *bytes_view = nullptr;
   if (int rc = pack_view(buffer, count, type, run.own_pack, bytes_view, is_root); rc != MPI_SUCCESS) return rc;
   run.buffers = ExecutionBuffers{bytes_view, bytes_view};
-  if (entry->capabilities & core::reactive) {  // blocking (mpi/reactive.hpp)
-    TypeInfo byte_type;
-    if (int rc = TypeInfo::describe(MPI_BYTE, byte_type); rc != MPI_SUCCESS) return rc;
-    run.kind = Run::Kind::reactive;
-    run.reactive = entry->algorithm;
-    run.params = params;
-    run.state = state;
-    run.context = ExecutionContext{state->comm, tag, MPI_OP_NULL, byte_type};
-  } else if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) {
-    return rc;
-  }
+  if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) return rc;
   if (!is_root && !type.dense) {
     // The received bytes are unpacked into the user's buffer once complete.
     run.finish = [data = run.own_pack.data(), size = static_cast<int>(run.own_pack.size()), buffer, count,

@@ -20,6 +20,86 @@ int ensure_control(CommState &state) {
   return MPI_SUCCESS;
 }
 
+// The control messages of one call, on the control duplicate with the
+// call's tag: the sends in flight (complete before the call returns) and
+// the one zero-byte receive from any source that is awaited.
+struct Control {
+  Control(MPI_Comm control, int call_tag) : comm(control), tag(call_tag) {}
+  MPI_Comm comm;
+  int tag;
+  std::vector<MPI_Request> sends;
+  MPI_Request pending = MPI_REQUEST_NULL;
+  char none = 0, inbox = 0;
+
+  int send(const void *data, int count, MPI_Datatype type, int dest) {
+    MPI_Request &request = sends.emplace_back(MPI_REQUEST_NULL);
+    if (int rc = MPI_Isend(data, count, type, dest, tag, comm, &request); rc != MPI_SUCCESS) {
+      sends.pop_back();
+      return mpi_failure(rc, "MPI_Isend");
+    }
+    return MPI_SUCCESS;
+  }
+  int listen() {
+    if (int rc = MPI_Irecv(&inbox, 0, MPI_BYTE, MPI_ANY_SOURCE, tag, comm, &pending); rc != MPI_SUCCESS)
+      return mpi_failure(rc, "MPI_Irecv");
+    return MPI_SUCCESS;
+  }
+  // Whether the awaited message came (blocking or not), and from whom.
+  int poll(bool block, bool &came, int &source) {
+    MPI_Status status;
+    int flag = 1;
+    const int rc = block ? MPI_Wait(&pending, &status) : MPI_Test(&pending, &flag, &status);
+    if (rc != MPI_SUCCESS) return mpi_failure(rc, block ? "MPI_Wait" : "MPI_Test");
+    came = flag != 0;
+    source = came ? status.MPI_SOURCE : -1;
+    return MPI_SUCCESS;
+  }
+  // The call's end: the sends complete (an awaited receive is cancelled:
+  // after an error only).
+  int finish(int result) {
+    if (pending != MPI_REQUEST_NULL) {
+      MPI_Cancel(&pending);
+      MPI_Wait(&pending, MPI_STATUS_IGNORE);
+    }
+    if (sends.empty()) return result;
+    const int rc = MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+    return result == MPI_SUCCESS && rc != MPI_SUCCESS ? mpi_failure(rc, "MPI_Waitall") : result;
+  }
+};
+
+// A Program's run in stages (each continuing the steps the earlier ones
+// ran, in the same workspace), with the first error of its data.
+struct Stages {
+  Stages(const ExecutionBuffers &data, const ExecutionContext &call) : buffers(data), context(call) {}
+  const ExecutionBuffers &buffers;
+  const ExecutionContext &context;
+  Workspace workspace;
+  Execution execution;
+  int result = MPI_SUCCESS;
+
+  void note(int rc) {
+    if (result == MPI_SUCCESS) result = rc;
+  }
+  void start(const core::Program &program, const ProgramShape &shape, std::size_t first_step) {
+    note(execution.start(program, shape, buffers, context, workspace, first_step));
+  }
+  // Runs the started execution to its end; between tests, `serve(came)`
+  // (non-blocking) takes the control message that came, while one is
+  // awaited. Errors go to `result` (the data still complete).
+  template <typename Serve>
+  void drive(Control &control, Serve &&serve) {
+    for (bool complete = !execution.active(); !complete;) {
+      if (control.pending == MPI_REQUEST_NULL) {
+        note(execution.wait());
+        break;
+      }
+      note(execution.test(complete));
+      bool came = false;
+      if (int rc = serve(came); rc != MPI_SUCCESS) note(rc);
+    }
+  }
+};
+
 // A reactive collective's line, as data: the builder, the root (where the
 // line starts or ends) and whether the root's Program feeds the first in
 // line (broadcast) or ends the line (reduce).
@@ -43,68 +123,32 @@ Line line_of(const core::Params &params) {
   }
 }
 
-}  // namespace
-
-void release_reactive(CommState &state) {
-  ReactiveControl &w = state.reactive;
-  if (w.control != MPI_COMM_NULL) MPI_Comm_free(&w.control);
-}
-
-int run_reactive(CommState &state, const core::Algorithm &algorithm, const core::Params &params,
-                 const ExecutionBuffers &buffers, const ExecutionContext &context) {
-  const Line line = line_of(params);
-  if (!(algorithm.capabilities & core::reactive) || !line.build)
-    return fail(MPI_ERR_INTERN, "no reactive mechanism for " + std::string(algorithm.name));
-  if (int rc = ensure_control(state); rc != MPI_SUCCESS) return rc;
-  const MPI_Comm control = state.reactive.control;
-  const int tag = context.tag;
-  const int rank = state.rank, procs = state.size;
+// The reduce, allreduce and broadcast line.
+int run_line(const Line &line, Control &control, int rank, int procs, const core::Params &params,
+             const ExecutionBuffers &buffers, const ExecutionContext &context) {
   const int root = line.root;
   core::ArrivalLinks links;
-  std::vector<MPI_Request> sends;
   std::vector<int> answers;  // the root's: two ints per hello, alive until their sends complete
-  // The root's next hello, or another rank's successor's "I am here".
-  MPI_Request pending = MPI_REQUEST_NULL;
-  char none = 0, inbox = 0;
   int answered = 0, previous = -1, first = -1;  // the root's hellos so far
-  auto finish = [&](int result) -> int {
-    if (pending != MPI_REQUEST_NULL) {  // after an error only
-      MPI_Cancel(&pending);
-      MPI_Wait(&pending, MPI_STATUS_IGNORE);
-    }
-    if (sends.empty()) return result;
-    const int rc = MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
-    return result == MPI_SUCCESS && rc != MPI_SUCCESS ? mpi_failure(rc, "MPI_Waitall") : result;
-  };
   // The root: answers the hello of `source` with its predecessor and
   // whether it is the last, and waits for the next hello.
   auto serve = [&](int source) -> int {
     int *answer = &answers[2 * static_cast<std::size_t>(answered)];
     answer[0] = previous;
     answer[1] = answered + 2 == procs ? 1 : 0;
-    MPI_Request &request = sends.emplace_back(MPI_REQUEST_NULL);
-    if (int rc = MPI_Isend(answer, 2, MPI_INT, source, tag, control, &request); rc != MPI_SUCCESS) {
-      sends.pop_back();
-      return mpi_failure(rc, "MPI_Isend");
-    }
+    if (int rc = control.send(answer, 2, MPI_INT, source); rc != MPI_SUCCESS) return rc;
     if (first < 0) first = source;
     previous = source;
-    if (++answered + 1 < procs)
-      if (int rc = MPI_Irecv(&inbox, 0, MPI_BYTE, MPI_ANY_SOURCE, tag, control, &pending); rc != MPI_SUCCESS)
-        return mpi_failure(rc, "MPI_Irecv");
+    if (++answered + 1 < procs) return control.listen();
     return MPI_SUCCESS;
   };
   // Whether the awaited control message came (blocking or not); the root
   // serves it, another rank learns its successor.
   auto poll = [&](bool block, bool &came) -> int {
-    MPI_Status status;
-    int flag = 1;
-    const int rc = block ? MPI_Wait(&pending, &status) : MPI_Test(&pending, &flag, &status);
-    if (rc != MPI_SUCCESS) return mpi_failure(rc, block ? "MPI_Wait" : "MPI_Test");
-    came = flag != 0;
-    if (!came) return MPI_SUCCESS;
-    if (rank == root) return serve(status.MPI_SOURCE);
-    links.next = status.MPI_SOURCE;
+    int source = -1;
+    if (int rc = control.poll(block, came, source); rc != MPI_SUCCESS || !came) return rc;
+    if (rank == root) return serve(source);
+    links.next = source;
     return MPI_SUCCESS;
   };
 
@@ -114,43 +158,31 @@ int run_reactive(CommState &state, const core::Algorithm &algorithm, const core:
     // broadcast's: the first, its successor) and serves the rest while
     // its Program runs.
     answers.resize(2 * static_cast<std::size_t>(procs));
-    sends.reserve(static_cast<std::size_t>(procs));
-    if (int rc = MPI_Irecv(&inbox, 0, MPI_BYTE, MPI_ANY_SOURCE, tag, control, &pending); rc != MPI_SUCCESS)
-      return mpi_failure(rc, "MPI_Irecv");
+    control.sends.reserve(static_cast<std::size_t>(procs));
+    if (int rc = control.listen(); rc != MPI_SUCCESS) return rc;
     const int needed = line.root_sends ? 1 : procs - 1;
     for (bool came = false; answered < needed;)
-      if (int rc = poll(true, came); rc != MPI_SUCCESS) return finish(rc);
+      if (int rc = poll(true, came); rc != MPI_SUCCESS) return control.finish(rc);
     if (line.root_sends) links.next = first;
     else links.previous = previous;
   } else {
     int answer[2] = {-1, 0};
-    if (int rc = MPI_Send(&none, 0, MPI_BYTE, root, tag, control); rc != MPI_SUCCESS)
+    if (int rc = MPI_Send(&control.none, 0, MPI_BYTE, root, control.tag, control.comm); rc != MPI_SUCCESS)
       return mpi_failure(rc, "MPI_Send");
-    if (int rc = MPI_Recv(answer, 2, MPI_INT, root, tag, control, MPI_STATUS_IGNORE); rc != MPI_SUCCESS)
+    if (int rc = MPI_Recv(answer, 2, MPI_INT, root, control.tag, control.comm, MPI_STATUS_IGNORE); rc != MPI_SUCCESS)
       return mpi_failure(rc, "MPI_Recv");
     links.previous = answer[0] >= 0 ? answer[0] : line.root_sends ? root : -1;
-    if (answer[0] >= 0) {
-      MPI_Request &request = sends.emplace_back(MPI_REQUEST_NULL);
-      if (int rc = MPI_Isend(&none, 0, MPI_BYTE, answer[0], tag, control, &request); rc != MPI_SUCCESS) {
-        sends.pop_back();
-        return mpi_failure(rc, "MPI_Isend");
-      }
-    }
+    if (answer[0] >= 0)
+      if (int rc = control.send(&control.none, 0, MPI_BYTE, answer[0]); rc != MPI_SUCCESS) return rc;
     if (answer[1]) {
       links.next = line.root_sends ? -1 : root;
     } else {
       links.next = core::kUnknownPeer;
-      if (int rc = MPI_Irecv(&inbox, 0, MPI_BYTE, MPI_ANY_SOURCE, tag, control, &pending); rc != MPI_SUCCESS)
-        return finish(mpi_failure(rc, "MPI_Irecv"));
+      if (int rc = control.listen(); rc != MPI_SUCCESS) return control.finish(rc);
     }
   }
 
-  Workspace workspace;
-  Execution execution;
-  int result = MPI_SUCCESS;
-  auto note = [&](int rc) {
-    if (result == MPI_SUCCESS) result = rc;
-  };
+  Stages stages(buffers, context);
   std::size_t done = 0;
   if (links.next == core::kUnknownPeer) {
     // The steps that need no successor, one at a time, while it is on its
@@ -161,36 +193,117 @@ int run_reactive(CommState &state, const core::Algorithm &algorithm, const core:
     core::Program prefix{part.rank, part.procs, part.scratch_count, {}};
     bool came = false;
     while (!came && done < known) {
-      if (int rc = poll(false, came); rc != MPI_SUCCESS) return finish(rc);
+      if (int rc = poll(false, came); rc != MPI_SUCCESS) return control.finish(rc);
       if (came) break;
       prefix.steps.push_back(part.steps[done]);
-      note(execution.start(prefix, shape, buffers, context, workspace, done));
-      for (bool complete = !execution.active(); !complete;) {
-        note(execution.test(complete));
+      stages.start(prefix, shape, done);
+      for (bool complete = !stages.execution.active(); !complete;) {
+        stages.note(stages.execution.test(complete));
         if (!came && !complete)
-          if (int rc = poll(false, came); rc != MPI_SUCCESS) return finish(rc);
+          if (int rc = poll(false, came); rc != MPI_SUCCESS) return control.finish(rc);
       }
       ++done;
     }
     if (!came)
-      if (int rc = poll(true, came); rc != MPI_SUCCESS) return finish(rc);
+      if (int rc = poll(true, came); rc != MPI_SUCCESS) return control.finish(rc);
     links.held = static_cast<std::int64_t>(std::max<std::size_t>(done, 1));
   }
   const core::Program program = line.build(params, rank, links, false);
-  note(execution.start(program, ProgramShape::of(program), buffers, context, workspace, done));
+  stages.start(program, ProgramShape::of(program), done);
   // The root serves the remaining hellos while its Program runs, and after.
-  for (bool complete = !execution.active(); !complete;) {
-    if (pending == MPI_REQUEST_NULL) {
-      note(execution.wait());
-      break;
-    }
-    note(execution.test(complete));
-    bool came = false;
-    if (int rc = poll(false, came); rc != MPI_SUCCESS) note(rc);
+  stages.drive(control, [&](bool &came) { return poll(false, came); });
+  for (bool came = false; control.pending != MPI_REQUEST_NULL;)
+    if (int rc = poll(true, came); rc != MPI_SUCCESS) return control.finish(rc);
+  return control.finish(stages.result);
+}
+
+// The all-to-all (core/builders/reactive.hpp, alltoall/reactive): rank 0
+// answers each hello with the ranks answered before it (a prefix of
+// `order`, sent from the array itself: reserved to P, it never moves);
+// every rank runs the Program of what it knows, collects the later ranks
+// (rank 0: from their hellos; the others: from their notices) while it
+// runs, and continues with a step for those come since.
+int run_alltoall(Control &control, int rank, int procs, const core::Params &params, const ExecutionBuffers &buffers,
+                 const ExecutionContext &context) {
+  core::AlltoallLinks links;
+  std::vector<int> order, group;  // group: the later ranks come since the last step
+  int expected = 0;               // later ranks still to come
+  if (rank == 0) {
+    order.reserve(static_cast<std::size_t>(procs));
+    order.push_back(0);
+    control.sends.reserve(static_cast<std::size_t>(procs));
+    expected = procs - 1;
+  } else {
+    order.resize(static_cast<std::size_t>(procs));
+    MPI_Status status;
+    int position = 0;
+    if (int rc = MPI_Send(&control.none, 0, MPI_BYTE, 0, control.tag, control.comm); rc != MPI_SUCCESS)
+      return mpi_failure(rc, "MPI_Send");
+    if (int rc = MPI_Recv(order.data(), procs, MPI_INT, 0, control.tag, control.comm, &status); rc != MPI_SUCCESS)
+      return mpi_failure(rc, "MPI_Recv");
+    if (int rc = MPI_Get_count(&status, MPI_INT, &position); rc != MPI_SUCCESS) return mpi_failure(rc, "MPI_Get_count");
+    links.earlier.assign(order.begin(), order.begin() + position);
+    expected = procs - 1 - position;
+    for (int i = 1; i < position; ++i)  // the notices (rank 0 has the hello)
+      if (int rc = control.send(&control.none, 0, MPI_BYTE, order[static_cast<std::size_t>(i)]); rc != MPI_SUCCESS)
+        return control.finish(rc);
   }
-  for (bool came = false; pending != MPI_REQUEST_NULL;)
-    if (int rc = poll(true, came); rc != MPI_SUCCESS) return finish(rc);
-  return finish(result);
+  if (expected > 0)
+    if (int rc = control.listen(); rc != MPI_SUCCESS) return control.finish(rc);
+  // A later rank came: rank 0 answers its hello; it joins the next step.
+  auto serve = [&](bool block, bool &came) -> int {
+    int source = -1;
+    if (int rc = control.poll(block, came, source); rc != MPI_SUCCESS || !came) return rc;
+    if (rank == 0) {
+      if (int rc = control.send(order.data(), static_cast<int>(order.size()), MPI_INT, source); rc != MPI_SUCCESS)
+        return rc;
+      order.push_back(source);
+    }
+    group.push_back(source);
+    return --expected > 0 ? control.listen() : MPI_SUCCESS;
+  };
+
+  core::Program program;  // outlives the stages that run it
+  Stages stages(buffers, context);
+  std::size_t done = 0;
+  links.complete = expected == 0;
+  for (;;) {
+    program = core::alltoall_reactive_links(params, rank, links, false);
+    program.steps.resize(core::known_steps(program));
+    stages.start(program, ProgramShape::of(program), done);
+    stages.drive(control, [&](bool &came) { return serve(false, came); });
+    done = program.steps.size();
+    if (links.complete) break;
+    bool came = !group.empty();
+    if (!came)
+      if (int rc = serve(true, came); rc != MPI_SUCCESS) return control.finish(rc);
+    while (came && control.pending != MPI_REQUEST_NULL)  // and those come meanwhile
+      if (int rc = serve(false, came); rc != MPI_SUCCESS) return control.finish(rc);
+    links.later.push_back(std::move(group));
+    group.clear();
+    links.complete = expected == 0;
+  }
+  return control.finish(stages.result);
+}
+
+}  // namespace
+
+void release_reactive(CommState &state) {
+  ReactiveControl &w = state.reactive;
+  if (w.control != MPI_COMM_NULL) MPI_Comm_free(&w.control);
+}
+
+int run_reactive(CommState &state, const core::Algorithm &algorithm, const core::Params &params,
+                 const ExecutionBuffers &buffers, const ExecutionContext &context) {
+  const bool all_to_all =
+      params.collective == core::Collective::alltoall || params.collective == core::Collective::alltoallv;
+  const Line line = line_of(params);
+  if (!(algorithm.capabilities & core::reactive) || (!line.build && !all_to_all))
+    return fail(MPI_ERR_INTERN, "no reactive mechanism for " + std::string(algorithm.name));
+  if (int rc = ensure_control(state); rc != MPI_SUCCESS) return rc;
+  Control control(state.reactive.control, context.tag);
+  if (all_to_all) return run_alltoall(control, state.rank, state.size, params, buffers, context);
+  return run_line(line, control, state.rank, state.size, params, buffers, context);
 }
 
 }  // namespace patcoll::mpi

@@ -51,6 +51,42 @@
 //   rank's hello and answer at its end (a sequential Program cannot serve
 //   a message whenever it comes without waiting for a late one): the
 //   same round trip, at the end instead of the start.
+//
+// alltoall/reactive (and alltoallv over Params::counts) — pairs in
+//   arrival order: rank 0 is the coordinator and takes position 0; every
+//   other rank says hello to rank 0 when it arrives, and rank 0 answers
+//   the hellos in the order they come with the ranks answered before
+//   (order[0..k) for the k-th: the rank's position k and its earlier
+//   ranks). A rank at position k exchanges with its k earlier ranks in
+//   one step (every receive into a scratch copy of its receive layout,
+//   every send, all posted at once, as alltoall/linear), copies them into
+//   place, and tells each earlier rank but rank 0 it is there ("notice";
+//   rank 0 learns the later ranks from their hellos). It then exchanges
+//   with the P − 1 − k later ranks as their notices come: one step with
+//   those come since the previous step, then their copy into place. The
+//   own pair is copied in the first step. Staging in scratch keeps
+//   MPI_IN_PLACE correct: a pair's place is written only after the step
+//   that sent from it has completed.
+//   Deadlock-free: for a pair (a, b), a earlier, b's side is in b's first
+//   step, posted as soon as b has its answer (which needs rank 0 only,
+//   and rank 0 answers while it exchanges); a's side is in a's step after
+//   b's notice (or hello, at rank 0), which b sends before its first
+//   step. A rank waits either on an earlier rank or on a later rank whose
+//   side is already posted, so every chain of waits goes to strictly
+//   earlier positions and ends. No rank waits for a late rank's pair
+//   while others are ready: a late rank's pairs are the last step of
+//   every earlier rank, taken as soon as it is there.
+//   Cost: a rank at position k posts k pairs at once after a round trip
+//   to rank 0; a late rank arriving at t is one exchange with everyone
+//   after t + 2α (every other pair is done by then).
+//   Count 0 (alltoall): no control messages. alltoallv: the control
+//   messages always (a rank knows only its own row and column of the
+//   counts; a pair of zero elements has no data op).
+//   Modelled Programs (validator, simulator): the order from
+//   Params::arrivals, each later rank its own group; rank 0 takes each
+//   later rank in turn: its hello, then the answer with the exchange (a
+//   sequential Program cannot wait for the last hello before exchanging).
+//   Restrictions: none.
 #pragma once
 
 #include <climits>
@@ -114,6 +150,31 @@ Program bcast_reactive_links(const Params &, int rank, const ArrivalLinks &, boo
                              const std::vector<int> &chain);
 Program bcast_reactive_links(const Params &, int rank, const ArrivalLinks &, bool control);
 Program bcast_reactive(const Params &, int rank);
+
+// MPI_Alltoall(v): a rank's place in the arrival order. earlier: the
+// ranks before it (order[0..k), rank 0 first; empty at rank 0); later:
+// the later ranks known so far, in groups, each group one exchange step
+// in the order the groups became known; complete: every later rank is in
+// `later` (else the Program ends with a step naming kUnknownPeer).
+struct AlltoallLinks {
+  std::vector<int> earlier;
+  std::vector<std::vector<int>> later;
+  bool complete = false;
+  friend bool operator==(const AlltoallLinks &, const AlltoallLinks &) = default;
+};
+// Rank 0, then the other ranks in the order of Params::arrivals (ties by
+// rank; rank order without a vector).
+std::vector<int> alltoall_reactive_order(const Params &);
+// `rank`'s links in `order`, every later rank its own group.
+AlltoallLinks alltoall_reactive_links_of(const std::vector<int> &order, int rank);
+// One rank's Program for its links. `control` adds the control messages
+// (zero elements): hello to rank 0 and its answer (rank 0: each later
+// rank's hello, then the answer in the step exchanging with it), the
+// notices to the earlier ranks but rank 0 (first ops of the first step),
+// each later rank's notice before the step exchanging with it.
+Program alltoall_reactive_links(const Params &, int rank, const AlltoallLinks &, bool control);
+// The catalogue's builder (alltoall and alltoallv).
+Program alltoall_reactive(const Params &, int rank);
 
 // The number of leading steps that name no kUnknownPeer.
 std::size_t known_steps(const Program &);

@@ -5,7 +5,9 @@
 // pairs, packed and scattered displacements), MPI_IN_PLACE, communicators
 // (world, a parity split), the three call paths, PAT vectors that are
 // right (the predicted late rank is late) and wrong (another rank is),
-// plus bad input.
+// plus bad input. The reactive algorithms (blocking calls only: MPI_ERR_ARG
+// on the other paths) also run under arrival orders that change every
+// call (each rank waits its own time), against native.
 #include <mpi.h>
 
 #include <functional>
@@ -13,6 +15,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "core/algorithm.hpp"
+#include "mpi/registry.hpp"
 #include "mpi_test.hpp"
 #include "patcoll.h"
 
@@ -46,6 +50,7 @@ class AlltoallSuite {
         v_matrix(suite, comm, only_large);
       });
       pats(suite, MPI_COMM_WORLD);
+      if (path_ == Path::blocking) reactive_orders(suite, MPI_COMM_WORLD);
       bad_input(suite, MPI_COMM_WORLD);
     }
     return suite.finish();
@@ -70,6 +75,104 @@ class AlltoallSuite {
   }
 
   std::string label() const { return std::string("alltoall") + to_string(path_); }
+
+  static bool is_reactive(const std::string &algorithm) {
+    for (patcoll::core::Collective c : {patcoll::core::Collective::alltoall, patcoll::core::Collective::alltoallv})
+      for (const auto &entry : patcoll::mpi::entries(c))
+        if (entry.name == algorithm) return static_cast<bool>(entry.capabilities & patcoll::core::reactive);
+    return false;
+  }
+  // Checks a call of `algorithm` that returned `rc`: MPI_ERR_ARG where a
+  // reactive algorithm meets a non-blocking or persistent call, else
+  // success; false when the buffers are not to be compared.
+  bool check_return(Suite &suite, const std::string &algorithm, int rc, const std::string &what) {
+    if (path_ != Path::blocking && is_reactive(algorithm)) {
+      int cls = rc;
+      MPI_Error_class(rc, &cls);
+      suite.check(rc != MPI_SUCCESS && cls == MPI_ERR_ARG,
+                  what + ": a reactive algorithm on this path returned " + error_class_name(rc));
+      return false;
+    }
+    suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
+    return rc == MPI_SUCCESS;
+  }
+
+  // Spins `seconds` (an arrival delay; sleeping would let the scheduler
+  // blur short ones).
+  static void spin(double seconds) {
+    const double until = MPI_Wtime() + seconds;
+    while (MPI_Wtime() < until) {
+    }
+  }
+  // The delay of `rank` before call #iteration: a permutation that
+  // changes every call, or one late rank (rank 0, the coordinator, among
+  // them).
+  static double delay_of(int rank, int size, int iteration) {
+    if (iteration % 4 == 3) return rank == (iteration / 4) % size ? 0.003 : 0.0;
+    const int place = (rank * 7 + iteration * 3) % size;
+    return 0.002 * static_cast<double>((place * 5 + iteration) % size) / size;
+  }
+
+  // Reactive algorithms under arrival orders that change every call:
+  // alltoall over counts and MPI_IN_PLACE, alltoallv with zero and
+  // unequal pairs, against native.
+  void reactive_orders(Suite &suite, MPI_Comm comm) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (const std::string &algorithm : algorithms_) {
+      if (!is_reactive(algorithm)) continue;
+      for (int iteration = 0; iteration < 12; ++iteration) {
+        const int count = iteration % 3 == 0 ? 1 : iteration % 3 == 1 ? 1000 : 5 + iteration;
+        const bool in_place = iteration % 2 == 1;
+        only_ = algorithm;
+        compare(suite, comm, cases()[iteration % 5 == 4 ? 1 : 0], count, in_place,
+                " arrival order #" + std::to_string(iteration), [&] { spin(delay_of(rank, size, iteration)); });
+        only_.clear();
+      }
+    }
+    for (const std::string &algorithm : v_algorithms_) {
+      if (!is_reactive(algorithm)) continue;
+      for (int iteration = 0; iteration < 12; ++iteration) {
+        const bool in_place = iteration % 3 == 2;
+        // Pair (s, d): zero for a third of the pairs, unequal otherwise
+        // (symmetric in place, as MPI_IN_PLACE requires).
+        auto pair = [&](int s, int d) {
+          return in_place ? ((s + d + iteration) % 3) * 40 : ((s + 2 * d + iteration) % 3) * (1 + s + 50 * d);
+        };
+        std::vector<int> sendcounts(size), sdispls(size), recvcounts(size), rdispls(size);
+        int send_end = 0, recv_end = 0;
+        for (int k = 0; k < size; ++k) {
+          sendcounts[k] = pair(rank, k), sdispls[k] = send_end, send_end += sendcounts[k];
+          recvcounts[k] = pair(k, rank), rdispls[k] = recv_end, recv_end += recvcounts[k];
+        }
+        auto fresh = [&](int n, bool data) {
+          std::vector<int> v(static_cast<std::size_t>(n) + 1);
+          for (std::size_t i = 0; i < v.size(); ++i) v[i] = data ? rank * 1000000 + static_cast<int>(i) : -1;
+          return v;
+        };
+        auto run = [&](const std::string &name, std::vector<int> &send, std::vector<int> &recv) {
+          spin(delay_of(rank, size, iteration));
+          return PAT_Alltoallv_with(name.c_str(), in_place ? MPI_IN_PLACE : static_cast<const void *>(send.data()),
+                                    sendcounts.data(), sdispls.data(), MPI_INT, recv.data(), recvcounts.data(),
+                                    rdispls.data(), MPI_INT, comm);
+        };
+        std::vector<int> expected_send = fresh(send_end, true), expected = fresh(recv_end, in_place);
+        std::vector<int> send = expected_send, recv = fresh(recv_end, in_place);
+        const std::string what = label() + "v " + algorithm + " arrival order #" + std::to_string(iteration) +
+                                 (in_place ? " in-place" : "") + " P=" + std::to_string(size);
+        if (run("native", expected_send, expected) != MPI_SUCCESS) {
+          suite.check(false, what + ": native failed");
+          continue;
+        }
+        const int rc = run(algorithm, send, recv);
+        if (check_return(suite, algorithm, rc, what)) {
+          suite.check(recv == expected, what + ": received blocks differ from native");
+          suite.check(send == expected_send, what + ": the send buffer was modified");
+        }
+      }
+    }
+  }
 
   int call(const std::string &algorithm, const void *send, int sendcount, MPI_Datatype sendtype, void *recv,
            int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
@@ -181,8 +284,7 @@ class AlltoallSuite {
               const std::string what = label() + "v " + algorithm + " " + t.name + " scale=" + std::to_string(scale) +
                                        (scattered ? " scattered displacements" : " packed") +
                                        (in_place ? " in-place" : "") + " P=" + std::to_string(size);
-              suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
-              if (rc != MPI_SUCCESS) continue;
+              if (!check_return(suite, algorithm, rc, what)) continue;
               suite.check(recv == expected, what + ": received blocks differ from native");
               suite.check(send == send_before, what + ": the send buffer was modified");
             }
@@ -220,14 +322,13 @@ class AlltoallSuite {
       return;
     }
     for (const std::string &algorithm : algorithms_) {
-      if (algorithm == "native") continue;
+      if (algorithm == "native" || (!only_.empty() && algorithm != only_)) continue;
       std::vector<int> send = fresh_send(), recv = fresh_recv();
       const std::vector<int> send_before = send;
       const int rc = run(algorithm, send, recv);
       const std::string what = label() + " " + algorithm + " " + t.name + " count=" + std::to_string(count) +
                                (in_place ? " in-place" : "") + note + " P=" + std::to_string(size);
-      suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
-      if (rc != MPI_SUCCESS) continue;
+      if (!check_return(suite, algorithm, rc, what)) continue;
       suite.check(recv == expected, what + ": received blocks differ from native");
       suite.check(send == send_before, what + ": the send buffer was modified");
     }
@@ -348,6 +449,7 @@ class AlltoallSuite {
 
   Path path_ = Path::blocking;
   std::vector<std::string> algorithms_, v_algorithms_;
+  std::string only_;  // compare(): this algorithm only (empty: every one)
   MPI_Datatype vector_, four_;
 };
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -404,4 +405,219 @@ TEST(ReactiveBcast, SimulatedWithControlMessages) {
   // per message: far from the balanced chain.
   EXPECT_LT(after_last, transfer + (segments + 6) * params.cost.alpha);
   EXPECT_LT(after_last, balanced.run_time);
+}
+
+// alltoall/reactive and alltoallv/reactive (builders/reactive.hpp): the
+// validator over arrival orders (random, ties, rank 0 late), counts and
+// v-counts with zero pairs, MPI_IN_PLACE; the Programs the mechanism runs
+// for any grouping of the later ranks; the staged Programs as prefixes;
+// the step and message counts.
+namespace {
+
+const Algorithm &reactive_alltoall(Collective c = Collective::alltoall) {
+  const Algorithm *algorithm = find_algorithm(c, "reactive");
+  EXPECT_NE(algorithm, nullptr);
+  return *algorithm;
+}
+
+Params make_alltoall(int procs, std::int64_t count) {
+  Params params;
+  params.collective = Collective::alltoall;
+  params.procs = procs;
+  params.count = count;
+  params.element_bytes = 1;
+  return params;
+}
+
+// Arrival vectors of every kind: random, with ties (a coarse grid), rank 0
+// the latest, none (rank order).
+std::vector<double> alltoall_arrivals(int procs, int kind, std::mt19937_64 &rng) {
+  std::vector<double> arrivals = random_pats(procs, rng);
+  switch (kind % 4) {
+    case 1:
+      for (double &a : arrivals) a = std::floor(a * 3e3) / 3e3;  // ties
+      break;
+    case 2:
+      arrivals[0] = 2e-3;  // the coordinator last
+      break;
+    case 3:
+      arrivals.clear();
+      break;
+  }
+  return arrivals;
+}
+
+// alltoallv counts: a third of the pairs empty, a silent row and column,
+// unequal sizes; symmetric for MPI_IN_PLACE.
+std::vector<std::int64_t> reactive_v_counts(int procs, std::mt19937_64 &rng, bool symmetric) {
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(procs) * procs);
+  for (int s = 0; s < procs; ++s)
+    for (int d = 0; d < procs; ++d) {
+      std::int64_t c = static_cast<std::int64_t>(rng() % 10);
+      if (c < 3 || (procs > 2 && (s == 1 || d == procs - 1))) c = 0;
+      counts[static_cast<std::size_t>(s) * procs + d] = c;
+    }
+  if (symmetric)
+    for (int s = 0; s < procs; ++s)
+      for (int d = 0; d < s; ++d)
+        counts[static_cast<std::size_t>(s) * procs + d] = counts[static_cast<std::size_t>(d) * procs + s];
+  return counts;
+}
+
+// Every rank's Program as the mechanism runs it (no control messages):
+// the later ranks in any order (their notices race), in groups of random
+// sizes.
+std::vector<Program> alltoall_grouped(const Params &params, std::mt19937_64 &rng) {
+  const std::vector<int> order = alltoall_reactive_order(params);
+  std::vector<Program> programs;
+  for (int rank = 0; rank < params.procs; ++rank) {
+    AlltoallLinks links = alltoall_reactive_links_of(order, rank);
+    std::vector<int> later;
+    for (const std::vector<int> &group : links.later) later.insert(later.end(), group.begin(), group.end());
+    if (rank != 0) std::shuffle(later.begin(), later.end(), rng);  // rank 0 meets them in hello order
+    links.later.clear();
+    for (std::size_t i = 0; i < later.size();) {
+      const std::size_t n = 1 + rng() % 3;
+      links.later.emplace_back(later.begin() + static_cast<std::ptrdiff_t>(i),
+                               later.begin() + static_cast<std::ptrdiff_t>(std::min(later.size(), i + n)));
+      i += n;
+    }
+    programs.push_back(alltoall_reactive_links(params, rank, links, false));
+  }
+  return programs;
+}
+
+}  // namespace
+
+TEST(ReactiveAlltoall, CatalogueRows) {
+  for (Collective c : {Collective::alltoall, Collective::alltoallv}) {
+    const Algorithm &row = reactive_alltoall(c);
+    EXPECT_TRUE(row.capabilities & reactive);
+    EXPECT_FALSE(row.capabilities & pap_aware);
+    EXPECT_TRUE(row.restrictions.empty());
+  }
+  EXPECT_EQ(unsupported_reason(reactive_alltoall(), make_alltoall(4, 8)), "");
+  EXPECT_NE(unsupported_reason(reactive_alltoall(), make_alltoall(kReactiveMaxProcs + 1, 1)), "");
+}
+
+TEST(ReactiveAlltoall, ValidForRandomOrdersTiesAndALateCoordinator) {
+  std::mt19937_64 rng(23);
+  int cases = 0;
+  for (int procs = 1; procs <= 13; ++procs)
+    for (int kind = 0; kind < 8; ++kind)
+      for (std::int64_t count : {0, 1, 7}) {
+        Params params = make_alltoall(procs, count);
+        params.arrivals = alltoall_arrivals(procs, kind, rng);
+        ASSERT_EQ(validate_all_modes(params, build_all(reactive_alltoall(), params)), "")
+            << "P=" << procs << " kind " << kind << " count=" << count;
+        ++cases;
+      }
+  for (int procs : {31, 48}) {
+    Params params = make_alltoall(procs, 3);
+    params.arrivals = alltoall_arrivals(procs, procs, rng);
+    ASSERT_EQ(validate_all_modes(params, build_all(reactive_alltoall(), params)), "") << "P=" << procs;
+  }
+  EXPECT_EQ(cases, 13 * 8 * 3);
+}
+
+TEST(ReactiveAlltoallv, ValidWithZeroAndUnequalPairsAndInPlaceWhereSymmetric) {
+  std::mt19937_64 rng(29);
+  for (int procs = 1; procs <= 13; ++procs)
+    for (int kind = 0; kind < 6; ++kind)
+      for (bool symmetric : {false, true}) {
+        Params params = make_alltoall(procs, 0);
+        params.collective = Collective::alltoallv;
+        params.counts = reactive_v_counts(procs, rng, symmetric);
+        if (kind == 5) std::fill(params.counts.begin(), params.counts.end(), 0);  // nothing moves
+        params.arrivals = alltoall_arrivals(procs, kind, rng);
+        const std::vector<Program> programs = build_all(reactive_alltoall(Collective::alltoallv), params);
+        ASSERT_EQ(symmetric ? validate_all_modes(params, programs) : validate(params, programs), "")
+            << "P=" << procs << " kind " << kind << (symmetric ? " symmetric" : "");
+      }
+}
+
+// The Programs the mechanism runs, whatever order the notices come in and
+// however many come between two steps.
+TEST(ReactiveAlltoall, ValidForEveryGroupingOfTheLaterRanks) {
+  std::mt19937_64 rng(31);
+  for (int procs : {2, 3, 4, 5, 7, 9, 13})
+    for (int trial = 0; trial < 8; ++trial) {
+      Params params = make_alltoall(procs, trial % 2 == 0 ? 5 : 1);
+      params.arrivals = alltoall_arrivals(procs, trial, rng);
+      ASSERT_EQ(validate_all_modes(params, alltoall_grouped(params, rng)), "") << "P=" << procs << " trial " << trial;
+      params.collective = Collective::alltoallv;
+      params.counts = reactive_v_counts(procs, rng, true);
+      ASSERT_EQ(validate_all_modes(params, alltoall_grouped(params, rng)), "")
+          << "alltoallv P=" << procs << " trial " << trial;
+    }
+}
+
+// What the executor runs before every later rank is there (its Program
+// ends with a step naming kUnknownPeer) begins like the Program built
+// once more are: the engine continues from the steps it ran.
+TEST(ReactiveAlltoall, StagedProgramsArePrefixes) {
+  std::mt19937_64 rng(37);
+  for (int procs : {2, 3, 6, 9}) {
+    Params params = make_alltoall(procs, 4);
+    params.arrivals = random_pats(procs, rng);
+    const std::vector<int> order = alltoall_reactive_order(params);
+    for (int rank = 0; rank < procs; ++rank) {
+      const AlltoallLinks full = alltoall_reactive_links_of(order, rank);
+      const Program complete = alltoall_reactive_links(params, rank, full, false);
+      EXPECT_EQ(known_steps(complete), complete.steps.size());
+      for (std::size_t known = 0; known < full.later.size(); ++known) {
+        AlltoallLinks staged = full;
+        staged.later.resize(known);
+        staged.complete = false;
+        const Program before = alltoall_reactive_links(params, rank, staged, false);
+        const std::size_t steps = known_steps(before);
+        ASSERT_EQ(steps + 1, before.steps.size()) << "rank " << rank << ": the unknown step last";
+        // The first step and the copy into place of the earlier ranks,
+        // then an exchange and a copy per later rank known.
+        EXPECT_EQ(steps, (rank == order.front() ? 1 : 2) + 2 * known) << "rank " << rank;
+        ASSERT_LE(steps, complete.steps.size());
+        for (std::size_t s = 0; s < steps; ++s)
+          EXPECT_EQ(before.steps[s], complete.steps[s]) << "rank " << rank << " known " << known << " step " << s;
+        // The same with the next later rank known.
+        AlltoallLinks more = staged;
+        more.later.push_back(full.later[known]);
+        const Program after = alltoall_reactive_links(params, rank, more, false);
+        for (std::size_t s = 0; s < steps; ++s) EXPECT_EQ(before.steps[s], after.steps[s]);
+      }
+    }
+  }
+}
+
+// Step and message counts (every pair non-empty, each later rank its own
+// group): the rank at position k runs 2 + 2(P − 1 − k) steps (its first
+// exchange and copy, then one exchange and one copy per later rank),
+// rank 0 1 + 2(P − 1); with the control messages, a rank but rank 0 adds
+// its hello and answer and one notice per later rank; rank 0 one hello
+// per later rank (the answers ride in the exchange steps). Messages: the
+// P(P − 1) pairs plus (P − 1) hellos, (P − 1) answers and (P − 1)(P − 2)/2
+// notices.
+TEST(ReactiveAlltoall, StepAndMessageCounts) {
+  for (int procs : {1, 2, 5, 8}) {
+    Params params = make_alltoall(procs, 16);
+    params.arrivals.assign(static_cast<std::size_t>(procs), 0.0);
+    if (procs > 2) params.arrivals[1] = 1.0;  // rank 1 last
+    const std::vector<int> order = alltoall_reactive_order(params);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const int rank = order[k];
+      const std::size_t later = order.size() - 1 - k;
+      const AlltoallLinks links = alltoall_reactive_links_of(order, rank);
+      const std::size_t data = alltoall_reactive_links(params, rank, links, false).steps.size();
+      const std::size_t with_control = alltoall_reactive_links(params, rank, links, true).steps.size();
+      EXPECT_EQ(data, (k == 0 ? 1 : 2) + 2 * later) << "P=" << procs << " position " << k;
+      EXPECT_EQ(with_control, data + (k == 0 ? later : 2 + later)) << "P=" << procs << " position " << k;
+    }
+    const std::int64_t p = procs;
+    const SimulateResult run = simulate(reactive_alltoall(), params);
+    ASSERT_EQ(run.error, "");
+    EXPECT_EQ(run.messages, p * (p - 1) + 2 * (p - 1) + (p - 1) * (p - 2) / 2) << "P=" << procs;
+  }
+  // Count 0: no message at all.
+  const SimulateResult none = simulate(reactive_alltoall(), make_alltoall(6, 0));
+  ASSERT_EQ(none.error, "");
+  EXPECT_EQ(none.messages, 0);
 }

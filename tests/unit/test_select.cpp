@@ -873,7 +873,7 @@ std::vector<Selection> run_random(Selector &selector, RandomLate &pattern, int c
 }
 
 TEST(SelectUnpredictable, ArrivalsTheVectorsMissRunTheReactiveAlgorithmOnMeasuredCalls) {
-  for (Collective c : {Collective::reduce, Collective::allreduce}) {
+  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::alltoall}) {
     Selector selector(SelectOptions{.period = 1});
     RandomLate pattern(c);
     // The vectors miss by the delay itself (> half the balanced time).

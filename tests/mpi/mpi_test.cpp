@@ -67,6 +67,18 @@ bool same_on_every_rank(MPI_Comm comm, const std::string &text) {
   return true;
 }
 
+bool check_call(Suite &suite, bool refused, int rc, const std::string &what) {
+  if (refused) {
+    int cls = rc;
+    MPI_Error_class(rc, &cls);
+    suite.check(rc != MPI_SUCCESS && cls == MPI_ERR_ARG,
+                what + ": a reactive algorithm on this path returned " + error_class_name(rc));
+    return false;
+  }
+  suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
+  return rc == MPI_SUCCESS;
+}
+
 std::string error_class_name(int code) {
   int cls = code;
   MPI_Error_class(code, &cls);

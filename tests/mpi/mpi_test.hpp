@@ -45,6 +45,11 @@ std::vector<std::string> algorithms_of(const char *collective);
 
 std::string error_class_name(int code);
 
+// Checks a call that returned `rc`: MPI_ERR_ARG where `refused` (a
+// reactive algorithm through a non-blocking or persistent call), else
+// success; false when its buffers are not to be compared.
+bool check_call(Suite &suite, bool refused, int rc, const std::string &what);
+
 // The algorithm that served `collective`'s last call on `comm`
 // (PAT_Get_last_algorithm): "(none)" before any, "error" on failure.
 std::string last_algorithm(MPI_Comm comm, const char *collective);

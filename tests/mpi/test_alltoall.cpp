@@ -82,19 +82,10 @@ class AlltoallSuite {
         if (entry.name == algorithm) return static_cast<bool>(entry.capabilities & patcoll::core::reactive);
     return false;
   }
-  // Checks a call of `algorithm` that returned `rc`: MPI_ERR_ARG where a
-  // reactive algorithm meets a non-blocking or persistent call, else
-  // success; false when the buffers are not to be compared.
+  // A reactive algorithm serves blocking calls only: MPI_ERR_ARG on the
+  // non-blocking and persistent paths.
   bool check_return(Suite &suite, const std::string &algorithm, int rc, const std::string &what) {
-    if (path_ != Path::blocking && is_reactive(algorithm)) {
-      int cls = rc;
-      MPI_Error_class(rc, &cls);
-      suite.check(rc != MPI_SUCCESS && cls == MPI_ERR_ARG,
-                  what + ": a reactive algorithm on this path returned " + error_class_name(rc));
-      return false;
-    }
-    suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
-    return rc == MPI_SUCCESS;
+    return check_call(suite, path_ != Path::blocking && is_reactive(algorithm), rc, what);
   }
 
   // Spins `seconds` (an arrival delay; sleeping would let the scheduler

@@ -90,19 +90,8 @@ class BcastSuite {
   // non-blocking and persistent paths.
   bool refuses_path(const std::string &algorithm) const { return path_ != Path::blocking && is_reactive(algorithm); }
 
-  // Checks a call of `algorithm` that returned `rc`: MPI_ERR_ARG where the
-  // path refuses it, else success and native's buffer; false when the
-  // buffers are not to be compared.
   bool check_return(Suite &suite, const std::string &algorithm, int rc, const std::string &what) {
-    if (refuses_path(algorithm)) {
-      int cls = rc;
-      MPI_Error_class(rc, &cls);
-      suite.check(rc != MPI_SUCCESS && cls == MPI_ERR_ARG,
-                  what + ": a reactive algorithm on this path returned " + error_class_name(rc));
-      return false;
-    }
-    suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
-    return rc == MPI_SUCCESS;
+    return check_call(suite, refuses_path(algorithm), rc, what);
   }
 
   // Reactive algorithms under changing arrival orders: each rank waits a

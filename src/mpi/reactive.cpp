@@ -1,6 +1,7 @@
 #include "reactive.hpp"
 
 #include <algorithm>
+#include <list>
 #include <string>
 #include <vector>
 
@@ -217,17 +218,28 @@ int run_line(const Line &line, Control &control, int rank, int procs, const core
   return control.finish(stages.result);
 }
 
+// One exchange of the all-to-all in flight: a group's Program, its
+// workspace and its Execution (destroyed in this order's reverse: an
+// active Execution completes before its Program goes).
+struct GroupRun {
+  core::Program program;
+  Workspace workspace;
+  Execution execution;
+};
+
 // The all-to-all (core/builders/reactive.hpp, alltoall/reactive): rank 0
 // answers each hello with the ranks answered before it (a prefix of
-// `order`, sent from the array itself: reserved to P, it never moves);
-// every rank runs the Program of what it knows, collects the later ranks
-// (rank 0: from their hellos; the others: from their notices) while it
-// runs, and continues with a step for those come since.
+// `order`, sent from the array itself: reserved to P, it never moves).
+// Every rank starts the exchange with its earlier ranks, then one with
+// the later ranks whose notices (rank 0: hellos) came together, each as
+// soon as they come, alongside those still in flight; it tests them all
+// and the control receive in turn, and blocks on the control receive only
+// when no exchange is in flight.
 int run_alltoall(Control &control, int rank, int procs, const core::Params &params, const ExecutionBuffers &buffers,
                  const ExecutionContext &context) {
-  core::AlltoallLinks links;
-  std::vector<int> order, group;  // group: the later ranks come since the last step
+  std::vector<int> order, group;  // group: the later ranks come since the last exchange started
   int expected = 0;               // later ranks still to come
+  int position = 0;
   if (rank == 0) {
     order.reserve(static_cast<std::size_t>(procs));
     order.push_back(0);
@@ -236,13 +248,12 @@ int run_alltoall(Control &control, int rank, int procs, const core::Params &para
   } else {
     order.resize(static_cast<std::size_t>(procs));
     MPI_Status status;
-    int position = 0;
     if (int rc = MPI_Send(&control.none, 0, MPI_BYTE, 0, control.tag, control.comm); rc != MPI_SUCCESS)
       return mpi_failure(rc, "MPI_Send");
     if (int rc = MPI_Recv(order.data(), procs, MPI_INT, 0, control.tag, control.comm, &status); rc != MPI_SUCCESS)
       return mpi_failure(rc, "MPI_Recv");
     if (int rc = MPI_Get_count(&status, MPI_INT, &position); rc != MPI_SUCCESS) return mpi_failure(rc, "MPI_Get_count");
-    links.earlier.assign(order.begin(), order.begin() + position);
+    order.resize(static_cast<std::size_t>(position));
     expected = procs - 1 - position;
     for (int i = 1; i < position; ++i)  // the notices (rank 0 has the hello)
       if (int rc = control.send(&control.none, 0, MPI_BYTE, order[static_cast<std::size_t>(i)]); rc != MPI_SUCCESS)
@@ -250,7 +261,7 @@ int run_alltoall(Control &control, int rank, int procs, const core::Params &para
   }
   if (expected > 0)
     if (int rc = control.listen(); rc != MPI_SUCCESS) return control.finish(rc);
-  // A later rank came: rank 0 answers its hello; it joins the next step.
+  // A later rank came: rank 0 answers its hello; it joins the next exchange.
   auto serve = [&](bool block, bool &came) -> int {
     int source = -1;
     if (int rc = control.poll(block, came, source); rc != MPI_SUCCESS || !came) return rc;
@@ -263,27 +274,39 @@ int run_alltoall(Control &control, int rank, int procs, const core::Params &para
     return --expected > 0 ? control.listen() : MPI_SUCCESS;
   };
 
-  core::Program program;  // outlives the stages that run it
-  Stages stages(buffers, context);
-  std::size_t done = 0;
-  links.complete = expected == 0;
+  int result = MPI_SUCCESS;
+  auto note = [&](int rc) {
+    if (result == MPI_SUCCESS) result = rc;
+  };
+  std::list<GroupRun> runs;  // in flight (stable addresses: an Execution does not move)
+  auto launch = [&](const std::vector<int> &peers, bool own) {
+    GroupRun &run = runs.emplace_back();
+    run.program = core::alltoall_reactive_group(params, rank, peers, own);
+    note(run.execution.start(run.program, ProgramShape::of(run.program), buffers, context, run.workspace));
+  };
+  launch(rank == 0 ? std::vector<int>{} : order, true);  // the earlier ranks and the own pair
   for (;;) {
-    program = core::alltoall_reactive_links(params, rank, links, false);
-    program.steps.resize(core::known_steps(program));
-    stages.start(program, ProgramShape::of(program), done);
-    stages.drive(control, [&](bool &came) { return serve(false, came); });
-    done = program.steps.size();
-    if (links.complete) break;
-    bool came = !group.empty();
-    if (!came)
-      if (int rc = serve(true, came); rc != MPI_SUCCESS) return control.finish(rc);
-    while (came && control.pending != MPI_REQUEST_NULL)  // and those come meanwhile
-      if (int rc = serve(false, came); rc != MPI_SUCCESS) return control.finish(rc);
-    links.later.push_back(std::move(group));
-    group.clear();
-    links.complete = expected == 0;
+    for (auto run = runs.begin(); run != runs.end();) {
+      bool complete = !run->execution.active();
+      if (!complete) note(run->execution.test(complete));
+      run = complete ? runs.erase(run) : std::next(run);
+    }
+    if (control.pending == MPI_REQUEST_NULL) break;  // every later rank's exchange started
+    bool came = false;
+    int rc = serve(runs.empty(), came);
+    while (rc == MPI_SUCCESS && came && control.pending != MPI_REQUEST_NULL)  // and those come meanwhile
+      rc = serve(false, came);
+    if (rc != MPI_SUCCESS) {
+      note(rc);
+      break;
+    }
+    if (!group.empty()) {
+      launch(group, false);
+      group.clear();
+    }
   }
-  return control.finish(stages.result);
+  for (GroupRun &run : runs) note(run.execution.wait());
+  return control.finish(result);
 }
 
 }  // namespace

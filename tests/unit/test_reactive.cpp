@@ -13,6 +13,7 @@
 
 #include "core/algorithm.hpp"
 #include "core/builders/reactive.hpp"
+#include "core/layout.hpp"
 #include "core/simulate.hpp"
 #include "core/validate.hpp"
 #include "random_pats.hpp"
@@ -552,37 +553,49 @@ TEST(ReactiveAlltoall, ValidForEveryGroupingOfTheLaterRanks) {
     }
 }
 
-// What the executor runs before every later rank is there (its Program
-// ends with a step naming kUnknownPeer) begins like the Program built
-// once more are: the engine continues from the steps it ran.
-TEST(ReactiveAlltoall, StagedProgramsArePrefixes) {
+// The modelled Program (no control messages) is the group exchanges the
+// mechanism runs, one after the other: the same ops, each group's scratch
+// after the previous one's; a group is two steps at most (exchange, copy
+// into place), rounds 1 and 2, its scratch its peers' pairs back to back.
+TEST(ReactiveAlltoall, TheModelRunsTheMechanismsGroupsInTurn) {
   std::mt19937_64 rng(37);
-  for (int procs : {2, 3, 6, 9}) {
-    Params params = make_alltoall(procs, 4);
-    params.arrivals = random_pats(procs, rng);
-    const std::vector<int> order = alltoall_reactive_order(params);
-    for (int rank = 0; rank < procs; ++rank) {
-      const AlltoallLinks full = alltoall_reactive_links_of(order, rank);
-      const Program complete = alltoall_reactive_links(params, rank, full, false);
-      EXPECT_EQ(known_steps(complete), complete.steps.size());
-      for (std::size_t known = 0; known < full.later.size(); ++known) {
-        AlltoallLinks staged = full;
-        staged.later.resize(known);
-        staged.complete = false;
-        const Program before = alltoall_reactive_links(params, rank, staged, false);
-        const std::size_t steps = known_steps(before);
-        ASSERT_EQ(steps + 1, before.steps.size()) << "rank " << rank << ": the unknown step last";
-        // The first step and the copy into place of the earlier ranks,
-        // then an exchange and a copy per later rank known.
-        EXPECT_EQ(steps, (rank == order.front() ? 1 : 2) + 2 * known) << "rank " << rank;
-        ASSERT_LE(steps, complete.steps.size());
-        for (std::size_t s = 0; s < steps; ++s)
-          EXPECT_EQ(before.steps[s], complete.steps[s]) << "rank " << rank << " known " << known << " step " << s;
-        // The same with the next later rank known.
-        AlltoallLinks more = staged;
-        more.later.push_back(full.later[known]);
-        const Program after = alltoall_reactive_links(params, rank, more, false);
-        for (std::size_t s = 0; s < steps; ++s) EXPECT_EQ(before.steps[s], after.steps[s]);
+  for (int procs : {1, 2, 3, 6, 9}) {
+    for (bool v : {false, true}) {
+      Params params = make_alltoall(procs, 4);
+      if (v) {
+        params.collective = Collective::alltoallv;
+        params.counts = reactive_v_counts(procs, rng, false);
+      }
+      params.arrivals = random_pats(procs, rng);
+      const std::vector<int> order = alltoall_reactive_order(params);
+      ASSERT_EQ(order.front(), 0);
+      for (int rank = 0; rank < procs; ++rank) {
+        const AlltoallLinks links = alltoall_reactive_links_of(order, rank);
+        const Program model = alltoall_reactive_links(params, rank, links, false);
+        std::vector<Op> expected;
+        std::int64_t scratch = 0;
+        auto add = [&](const std::vector<int> &peers, bool own) {
+          const Program group = alltoall_reactive_group(params, rank, peers, own);
+          ASSERT_LE(group.steps.size(), 2u);
+          std::int64_t pairs = 0;
+          for (int peer : peers) pairs += pair_count(params, peer, rank);
+          EXPECT_EQ(group.scratch_count, pairs);
+          for (const Step &step : group.steps) {
+            EXPECT_EQ(step.round, &step == &group.steps.front() ? 1 : 2);
+            for (Op op : step.ops) {
+              if (op.src.buffer == Buffer::scratch) op.src.offset += scratch;
+              if (op.dst.buffer == Buffer::scratch) op.dst.offset += scratch;
+              expected.push_back(op);
+            }
+          }
+          scratch += group.scratch_count;
+        };
+        add(links.earlier, true);
+        for (const std::vector<int> &group : links.later) add(group, false);
+        std::vector<Op> got;
+        for (const Step &step : model.steps) got.insert(got.end(), step.ops.begin(), step.ops.end());
+        EXPECT_EQ(got, expected) << "P=" << procs << " rank " << rank;
+        EXPECT_EQ(model.scratch_count, scratch);
       }
     }
   }

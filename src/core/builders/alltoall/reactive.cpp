@@ -8,6 +8,18 @@
 #include "../reactive.hpp"
 
 namespace patcoll::core {
+namespace {
+
+// Adds `by` to the offset of every scratch region of `program`.
+void shift_scratch(Program &program, std::int64_t by) {
+  for (Step &step : program.steps)
+    for (Op &op : step.ops) {
+      if (op.src.buffer == Buffer::scratch) op.src.offset += by;
+      if (op.dst.buffer == Buffer::scratch) op.dst.offset += by;
+    }
+}
+
+}  // namespace
 
 std::vector<int> alltoall_reactive_order(const Params &params) {
   std::vector<int> order{0};
@@ -23,12 +35,36 @@ AlltoallLinks alltoall_reactive_links_of(const std::vector<int> &order, int rank
   links.earlier.assign(order.begin(), at);
   if (at != order.end())
     for (auto later = at + 1; later != order.end(); ++later) links.later.push_back({*later});
-  links.complete = true;
   return links;
 }
 
+Program alltoall_reactive_group(const Params &params, int rank, const std::vector<int> &peers, bool own) {
+  Program program{rank, params.procs, 0, {}};
+  std::vector<Op> post, place;
+  if (own)
+    if (const std::int64_t c = pair_count(params, rank, rank); c > 0)
+      post.push_back(copy_op(send_buf(send_offset(params, rank, rank), c), recv_buf(recv_offset(params, rank, rank), c)));
+  // Receives into the group's scratch (its peers' pairs back to back),
+  // copied into place in the next step, after the sends from there.
+  for (int from : peers)
+    if (const std::int64_t c = pair_count(params, from, rank); c > 0) {
+      const Region staged = scratch_buf(program.scratch_count, c);
+      post.push_back(recv_op(from, staged));
+      place.push_back(copy_op(staged, recv_buf(recv_offset(params, from, rank), c)));
+      program.scratch_count += c;
+    }
+  // Sends to the latest peer first: the ranks of one group do not all
+  // start with the same target (rank 0 is everybody's first earlier).
+  for (auto to = peers.rbegin(); to != peers.rend(); ++to)
+    if (const std::int64_t c = pair_count(params, rank, *to); c > 0)
+      post.push_back(send_op(*to, send_buf(send_offset(params, rank, *to), c)));
+  add_step(program, std::move(post), 1);
+  add_step(program, std::move(place), 2);
+  return program;
+}
+
 Program alltoall_reactive_links(const Params &params, int rank, const AlltoallLinks &links, bool control) {
-  Program program{rank, params.procs, recv_total(params, rank), {}};
+  Program program{rank, params.procs, 0, {}};
   // Control messages (zero elements, latency only): none where nothing
   // moves at all (alltoall of count 0; an alltoallv rank knows only its
   // own row and column of the counts, so it always says hello).
@@ -37,25 +73,18 @@ Program alltoall_reactive_links(const Params &params, int rank, const AlltoallLi
   const Region none_out = send_buf(0, 0), none_in = recv_buf(0, 0);
   int round = 0;
   auto step = [&](std::vector<Op> ops) { add_step(program, std::move(ops), ++round); };
-  // The pairs with `peers`, posted at once into `ops` (receives into the
-  // scratch copy of the receive layout), and their copies into place.
-  std::vector<Op> place;
-  auto exchange = [&](const std::vector<int> &peers, std::vector<Op> &ops) {
-    for (int from : peers)
-      if (const std::int64_t c = pair_count(params, from, rank); c > 0) {
-        const std::int64_t at = recv_offset(params, from, rank);
-        ops.push_back(recv_op(from, scratch_buf(at, c)));
-        place.push_back(copy_op(scratch_buf(at, c), recv_buf(at, c)));
-      }
-    // Sends to the latest peer first: the ranks of one step do not all
-    // start with the same target (rank 0 is everybody's first earlier).
-    for (auto to = peers.rbegin(); to != peers.rend(); ++to)
-      if (const std::int64_t c = pair_count(params, rank, *to); c > 0)
-        ops.push_back(send_op(*to, send_buf(send_offset(params, rank, *to), c)));
-  };
-  auto place_step = [&] {
-    step(std::move(place));
-    place.clear();
+  // One group after the other, each with its scratch after the previous
+  // one's; `first`: ops the group's first step begins with.
+  auto group = [&](const std::vector<int> &peers, bool own, std::vector<Op> first) {
+    Program part = alltoall_reactive_group(params, rank, peers, own);
+    shift_scratch(part, program.scratch_count);
+    program.scratch_count += part.scratch_count;
+    if (!part.steps.empty() && part.steps.front().round == 1) {
+      first.insert(first.end(), part.steps.front().ops.begin(), part.steps.front().ops.end());
+      part.steps.erase(part.steps.begin());
+    }
+    step(std::move(first));
+    for (Step &s : part.steps) step(std::move(s.ops));
   };
 
   std::vector<Op> first;
@@ -64,25 +93,18 @@ Program alltoall_reactive_links(const Params &params, int rank, const AlltoallLi
     step({recv_op(0, none_in)});   // the answer: the earlier ranks
     for (std::size_t i = 1; i < links.earlier.size(); ++i) first.push_back(send_op(links.earlier[i], none_out));  // notices
   }
-  if (const std::int64_t own = pair_count(params, rank, rank); own > 0)
-    first.push_back(copy_op(send_buf(send_offset(params, rank, rank), own), recv_buf(recv_offset(params, rank, rank), own)));
-  exchange(links.earlier, first);
-  step(std::move(first));
-  place_step();
-  for (const std::vector<int> &group : links.later) {
-    std::vector<Op> ops;
+  group(links.earlier, true, std::move(first));
+  for (const std::vector<int> &peers : links.later) {
+    std::vector<Op> answers;
     if (talk) {
       // Each later rank's notice (at rank 0: its hello, then the answer
       // in the step exchanging with it).
-      for (int q : group) step({recv_op(q, none_in)});
+      for (int q : peers) step({recv_op(q, none_in)});
       if (rank == 0)
-        for (int q : group) ops.push_back(send_op(q, none_out));
+        for (int q : peers) answers.push_back(send_op(q, none_out));
     }
-    exchange(group, ops);
-    step(std::move(ops));
-    place_step();
+    group(peers, false, std::move(answers));
   }
-  if (!links.complete) step({recv_op(kUnknownPeer, none_in)});  // the next later ranks (never run)
   return program;
 }
 

@@ -232,9 +232,8 @@ struct GroupRun {
 // `order`, sent from the array itself: reserved to P, it never moves).
 // Every rank starts the exchange with its earlier ranks, then one with
 // the later ranks whose notices (rank 0: hellos) came together, each as
-// soon as they come, alongside those still in flight; it tests them all
-// and the control receive in turn, and blocks on the control receive only
-// when no exchange is in flight.
+// soon as they come, alongside those still in flight, and completes them
+// all once every later rank's has started.
 int run_alltoall(Control &control, int rank, int procs, const core::Params &params, const ExecutionBuffers &buffers,
                  const ExecutionContext &context) {
   std::vector<int> order, group;  // group: the later ranks come since the last exchange started
@@ -285,25 +284,21 @@ int run_alltoall(Control &control, int rank, int procs, const core::Params &para
     note(run.execution.start(run.program, ProgramShape::of(run.program), buffers, context, run.workspace));
   };
   launch(rank == 0 ? std::vector<int>{} : order, true);  // the earlier ranks and the own pair
-  for (;;) {
-    for (auto run = runs.begin(); run != runs.end();) {
-      bool complete = !run->execution.active();
-      if (!complete) note(run->execution.test(complete));
-      run = complete ? runs.erase(run) : std::next(run);
-    }
-    if (control.pending == MPI_REQUEST_NULL) break;  // every later rank's exchange started
+  // Every exchange's messages are posted when it starts (its only other
+  // step is the copy into place): waiting for the next later rank in
+  // MPI_Wait lets MPI progress them all, and no busy loop of tests runs
+  // (which SMPI charges, and which delays the answers at rank 0).
+  while (control.pending != MPI_REQUEST_NULL) {
     bool came = false;
-    int rc = serve(runs.empty(), came);
+    int rc = serve(true, came);
     while (rc == MPI_SUCCESS && came && control.pending != MPI_REQUEST_NULL)  // and those come meanwhile
       rc = serve(false, came);
     if (rc != MPI_SUCCESS) {
       note(rc);
       break;
     }
-    if (!group.empty()) {
-      launch(group, false);
-      group.clear();
-    }
+    launch(group, false);
+    group.clear();
   }
   for (GroupRun &run : runs) note(run.execution.wait());
   return control.finish(result);

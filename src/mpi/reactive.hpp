@@ -29,8 +29,18 @@
 // ones still to come. One engine; what differs per collective is data
 // (the builder, the root, whether the root feeds the line or ends it).
 //
+// The all-to-all (alltoall/reactive) uses the same control messages with
+// rank 0 as the coordinator: its answer to a hello is the list of ranks
+// answered before (the rank's place and its earlier ranks); a rank tells
+// each earlier rank but rank 0 it is there. Each exchange (the earlier
+// ranks with the own pair, then each group of later ranks whose notices
+// came together) is a Program of its own, started as soon as its ranks
+// are known, in its own workspace; the rank waits for the next notice in
+// MPI_Wait (the exchanges' messages are all posted) and completes the
+// exchanges once every later rank's has started.
+//
 // Blocking calls only: a non-blocking or persistent call that names a
-// reactive algorithm is MPI_ERR_ARG (prepare_reduction, prepare_broadcast).
+// reactive algorithm is MPI_ERR_ARG (check_reactive_blocking).
 #pragma once
 
 #include <mpi.h>
@@ -41,7 +51,8 @@
 
 namespace patcoll::mpi {
 
-// Runs one blocking reactive reduce, allreduce or broadcast on `state`'s communicator.
+// Runs one blocking reactive reduce, allreduce, broadcast or all-to-all on
+// `state`'s communicator.
 int run_reactive(CommState &state, const core::Algorithm &algorithm, const core::Params &params,
                  const ExecutionBuffers &buffers, const ExecutionContext &context);
 

@@ -64,8 +64,8 @@
 //   from their hellos). It exchanges with each of its P − 1 − k later
 //   ranks as soon as its notice comes: the later ranks come in groups
 //   (those whose notices came together), each group an exchange of its
-//   own (alltoall_reactive_group), run alongside the ones still in
-//   flight. A group does not wait for the groups before it: were it a
+//   own (alltoall_reactive_group), started at once, alongside the ones
+//   still in flight. A group does not wait for the groups before it: were it a
 //   step after them, a rank could serve its later ranks only once every
 //   earlier rank had served it, and the groups would follow one another
 //   down the line (on SMPI tryton48, P = 48, 4 MiB per rank, that
@@ -77,10 +77,10 @@
 //   exchange, posted as soon as b has its answer (which needs rank 0
 //   only, and rank 0 answers while it exchanges); a's side is posted as
 //   soon as b's notice (or hello, at rank 0) comes, which b sends before
-//   its first exchange, and every rank tests for notices while its
-//   exchanges run. Every posted side is matched by one posted without
-//   waiting on anything but control messages that are sent at once, so
-//   every exchange completes. No rank waits for a late rank's pair while
+//   its first exchange; a rank waits for notices with all its exchanges
+//   posted, and completes them once every later rank's is. Every posted
+//   side is matched by one posted without waiting on anything but control
+//   messages that are sent at once, so every exchange completes. No rank waits for a late rank's pair while
 //   others are ready: a late rank's pairs are posted last, when it is
 //   there.
 //   Count 0 (alltoall): no control messages. alltoallv: the control

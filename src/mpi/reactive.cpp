@@ -30,6 +30,9 @@ struct Control {
   int tag;
   std::vector<MPI_Request> sends;
   MPI_Request pending = MPI_REQUEST_NULL;
+  std::vector<MPI_Request> awaited;  // listen_all's
+  std::vector<int> indices;
+  std::vector<MPI_Status> statuses;
   char none = 0, inbox = 0;
 
   int send(const void *data, int count, MPI_Datatype type, int dest) {
@@ -55,13 +58,46 @@ struct Control {
     source = came ? status.MPI_SOURCE : -1;
     return MPI_SUCCESS;
   }
-  // The call's end: the sends complete (an awaited receive is cancelled:
+  // `n` zero-byte receives from any source posted at once (the all-to-all:
+  // one per later rank): the i-th message to come matches the i-th, and
+  // none waits for its receive to be posted.
+  int listen_all(int n) {
+    awaited.assign(static_cast<std::size_t>(n), MPI_REQUEST_NULL);
+    for (MPI_Request &request : awaited)
+      if (int rc = MPI_Irecv(&inbox, 0, MPI_BYTE, MPI_ANY_SOURCE, tag, comm, &request); rc != MPI_SUCCESS)
+        return mpi_failure(rc, "MPI_Irecv");
+    return MPI_SUCCESS;
+  }
+  // Waits until at least one of them is complete; `sources`: the senders
+  // of those complete now, in the order they came.
+  int come(std::vector<int> &sources) {
+    indices.resize(awaited.size());
+    statuses.resize(awaited.size());
+    int complete = 0;
+    if (int rc = MPI_Waitsome(static_cast<int>(awaited.size()), awaited.data(), &complete, indices.data(),
+                              statuses.data());
+        rc != MPI_SUCCESS)
+      return mpi_failure(rc, "MPI_Waitsome");
+    std::vector<std::pair<int, int>> by_index;  // (receive, source): the receive's index is the order of coming
+    for (int i = 0; i < std::max(complete, 0); ++i)
+      by_index.emplace_back(indices[static_cast<std::size_t>(i)], statuses[static_cast<std::size_t>(i)].MPI_SOURCE);
+    std::sort(by_index.begin(), by_index.end());
+    sources.clear();
+    for (const auto &[index, source] : by_index) sources.push_back(source);
+    return MPI_SUCCESS;
+  }
+  // The call's end: the sends complete (awaited receives are cancelled:
   // after an error only).
   int finish(int result) {
     if (pending != MPI_REQUEST_NULL) {
       MPI_Cancel(&pending);
       MPI_Wait(&pending, MPI_STATUS_IGNORE);
     }
+    for (MPI_Request &request : awaited)
+      if (request != MPI_REQUEST_NULL) {
+        MPI_Cancel(&request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+      }
     if (sends.empty()) return result;
     const int rc = MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
     return result == MPI_SUCCESS && rc != MPI_SUCCESS ? mpi_failure(rc, "MPI_Waitall") : result;
@@ -236,7 +272,7 @@ struct GroupRun {
 // all once every later rank's has started.
 int run_alltoall(Control &control, int rank, int procs, const core::Params &params, const ExecutionBuffers &buffers,
                  const ExecutionContext &context) {
-  std::vector<int> order, group;  // group: the later ranks come since the last exchange started
+  std::vector<int> order;
   int expected = 0;               // later ranks still to come
   int position = 0;
   if (rank == 0) {
@@ -258,20 +294,7 @@ int run_alltoall(Control &control, int rank, int procs, const core::Params &para
       if (int rc = control.send(&control.none, 0, MPI_BYTE, order[static_cast<std::size_t>(i)]); rc != MPI_SUCCESS)
         return control.finish(rc);
   }
-  if (expected > 0)
-    if (int rc = control.listen(); rc != MPI_SUCCESS) return control.finish(rc);
-  // A later rank came: rank 0 answers its hello; it joins the next exchange.
-  auto serve = [&](bool block, bool &came) -> int {
-    int source = -1;
-    if (int rc = control.poll(block, came, source); rc != MPI_SUCCESS || !came) return rc;
-    if (rank == 0) {
-      if (int rc = control.send(order.data(), static_cast<int>(order.size()), MPI_INT, source); rc != MPI_SUCCESS)
-        return rc;
-      order.push_back(source);
-    }
-    group.push_back(source);
-    return --expected > 0 ? control.listen() : MPI_SUCCESS;
-  };
+  if (int rc = control.listen_all(expected); rc != MPI_SUCCESS) return control.finish(rc);
 
   int result = MPI_SUCCESS;
   auto note = [&](int rc) {
@@ -285,20 +308,25 @@ int run_alltoall(Control &control, int rank, int procs, const core::Params &para
   };
   launch(rank == 0 ? std::vector<int>{} : order, true);  // the earlier ranks and the own pair
   // Every exchange's messages are posted when it starts (its only other
-  // step is the copy into place): waiting for the next later rank in
-  // MPI_Wait lets MPI progress them all, and no busy loop of tests runs
-  // (which SMPI charges, and which delays the answers at rank 0).
-  while (control.pending != MPI_REQUEST_NULL) {
-    bool came = false;
-    int rc = serve(true, came);
-    while (rc == MPI_SUCCESS && came && control.pending != MPI_REQUEST_NULL)  // and those come meanwhile
-      rc = serve(false, came);
+  // step is the copy into place): waiting for the next later ranks in
+  // MPI_Waitsome lets MPI progress them all, and no busy loop of tests
+  // runs (which SMPI charges, and which would delay rank 0's answers).
+  // (A failed control message ends the loop; a failed exchange does not:
+  // the others still wait for this rank's answers and sides.)
+  std::vector<int> group;  // the later ranks come since the last exchange started
+  for (int rc = MPI_SUCCESS; expected > 0 && rc == MPI_SUCCESS;) {
+    rc = control.come(group);
+    for (std::size_t i = 0; rc == MPI_SUCCESS && rank == 0 && i < group.size(); ++i) {
+      // Rank 0 answers with the ranks answered before.
+      rc = control.send(order.data(), static_cast<int>(order.size()), MPI_INT, group[i]);
+      order.push_back(group[i]);
+    }
     if (rc != MPI_SUCCESS) {
       note(rc);
       break;
     }
+    expected -= static_cast<int>(group.size());
     launch(group, false);
-    group.clear();
   }
   for (GroupRun &run : runs) note(run.execution.wait());
   return control.finish(result);

@@ -35,9 +35,10 @@
 // each earlier rank but rank 0 it is there. Each exchange (the earlier
 // ranks with the own pair, then each group of later ranks whose notices
 // came together) is a Program of its own, started as soon as its ranks
-// are known, in its own workspace; the rank waits for the next notice in
-// MPI_Wait (the exchanges' messages are all posted) and completes the
-// exchanges once every later rank's has started.
+// are known, in its own workspace; the rank posts one zero-byte receive
+// per later rank at once, waits for the next notices in MPI_Waitsome (the
+// exchanges' messages are all posted, MPI progresses them) and completes
+// the exchanges once every later rank's has started.
 //
 // Blocking calls only: a non-blocking or persistent call that names a
 // reactive algorithm is MPI_ERR_ARG (check_reactive_blocking).

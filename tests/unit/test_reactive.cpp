@@ -483,7 +483,7 @@ std::vector<Program> alltoall_grouped(const Params &params, std::mt19937_64 &rng
                                later.begin() + static_cast<std::ptrdiff_t>(std::min(later.size(), i + n)));
       i += n;
     }
-    programs.push_back(alltoall_reactive_links(params, rank, links, false));
+    programs.push_back(alltoall_reactive_groups(params, rank, links));
   }
   return programs;
 }
@@ -553,11 +553,11 @@ TEST(ReactiveAlltoall, ValidForEveryGroupingOfTheLaterRanks) {
     }
 }
 
-// The modelled Program (no control messages) is the group exchanges the
-// mechanism runs, one after the other: the same ops, each group's scratch
+// The groups in turn (what the validator proves for any grouping) are the
+// group exchanges the mechanism runs: the same ops, each group's scratch
 // after the previous one's; a group is two steps at most (exchange, copy
 // into place), rounds 1 and 2, its scratch its peers' pairs back to back.
-TEST(ReactiveAlltoall, TheModelRunsTheMechanismsGroupsInTurn) {
+TEST(ReactiveAlltoall, TheGroupsInTurnAreTheMechanismsExchanges) {
   std::mt19937_64 rng(37);
   for (int procs : {1, 2, 3, 6, 9}) {
     for (bool v : {false, true}) {
@@ -571,7 +571,7 @@ TEST(ReactiveAlltoall, TheModelRunsTheMechanismsGroupsInTurn) {
       ASSERT_EQ(order.front(), 0);
       for (int rank = 0; rank < procs; ++rank) {
         const AlltoallLinks links = alltoall_reactive_links_of(order, rank);
-        const Program model = alltoall_reactive_links(params, rank, links, false);
+        const Program model = alltoall_reactive_groups(params, rank, links);
         std::vector<Op> expected;
         std::int64_t scratch = 0;
         auto add = [&](const std::vector<int> &peers, bool own) {
@@ -601,14 +601,13 @@ TEST(ReactiveAlltoall, TheModelRunsTheMechanismsGroupsInTurn) {
   }
 }
 
-// Step and message counts (every pair non-empty, each later rank its own
-// group): the rank at position k runs 2 + 2(P − 1 − k) steps (its first
-// exchange and copy, then one exchange and one copy per later rank),
-// rank 0 1 + 2(P − 1); with the control messages, a rank but rank 0 adds
-// its hello and answer and one notice per later rank; rank 0 one hello
-// per later rank (the answers ride in the exchange steps). Messages: the
-// P(P − 1) pairs plus (P − 1) hellos, (P − 1) answers and (P − 1)(P − 2)/2
-// notices.
+// Step and message counts of the model (every pair non-empty): a rank
+// but rank 0 says hello, takes its answer, exchanges with everyone at once
+// (the control messages first) and copies into place: 4 steps; rank 0 the
+// last two. The groups in turn: the rank at position k runs 2 + 2(P − 1 −
+// k) steps with each later rank its own group (rank 0: 1 + 2(P − 1)).
+// Messages: the P(P − 1) pairs plus (P − 1) hellos, (P − 1) answers and
+// (P − 1)(P − 2)/2 notices.
 TEST(ReactiveAlltoall, StepAndMessageCounts) {
   for (int procs : {1, 2, 5, 8}) {
     Params params = make_alltoall(procs, 16);
@@ -619,10 +618,10 @@ TEST(ReactiveAlltoall, StepAndMessageCounts) {
       const int rank = order[k];
       const std::size_t later = order.size() - 1 - k;
       const AlltoallLinks links = alltoall_reactive_links_of(order, rank);
-      const std::size_t data = alltoall_reactive_links(params, rank, links, false).steps.size();
-      const std::size_t with_control = alltoall_reactive_links(params, rank, links, true).steps.size();
-      EXPECT_EQ(data, (k == 0 ? 1 : 2) + 2 * later) << "P=" << procs << " position " << k;
-      EXPECT_EQ(with_control, data + (k == 0 ? later : 2 + later)) << "P=" << procs << " position " << k;
+      EXPECT_EQ(alltoall_reactive_groups(params, rank, links).steps.size(), (k == 0 ? 1 : 2) + 2 * later)
+          << "P=" << procs << " position " << k;
+      EXPECT_EQ(alltoall_reactive(params, rank).steps.size(), procs == 1 ? 1u : k == 0 ? 2u : 4u)
+          << "P=" << procs << " position " << k;
     }
     const std::int64_t p = procs;
     const SimulateResult run = simulate(reactive_alltoall(), params);
@@ -633,4 +632,21 @@ TEST(ReactiveAlltoall, StepAndMessageCounts) {
   const SimulateResult none = simulate(reactive_alltoall(), make_alltoall(6, 0));
   ASSERT_EQ(none.error, "");
   EXPECT_EQ(none.messages, 0);
+}
+
+// The model with one late rank: the run ends one exchange after the late
+// rank's answer: linear's run plus its round trip to rank 0 (2α) and its
+// P − 2 notices, which leave its port one after the other in the model
+// (one α each).
+TEST(ReactiveAlltoall, OneLateRankEndsOneExchangeAfterItsAnswer) {
+  Params params = make_alltoall(16, 1 << 16);
+  params.cost = CostModel{1e-5, 1e-9, 0.0};
+  params.arrivals.assign(16, 0.0);
+  params.arrivals[5] = 1.0;
+  const SimulateResult reactive_run = simulate(reactive_alltoall(), params);
+  const SimulateResult linear_run = simulate(*find_algorithm(Collective::alltoall, "linear"), params);
+  ASSERT_EQ(reactive_run.error, "");
+  ASSERT_EQ(linear_run.error, "");
+  EXPECT_GT(reactive_run.run_time, linear_run.run_time);
+  EXPECT_LE(reactive_run.run_time, linear_run.run_time + (2 + 14) * params.cost.alpha + 1e-9);
 }

@@ -87,14 +87,13 @@
 //   messages always (a rank knows only its own row and column of the
 //   counts; a pair of zero elements has no data op).
 //   Modelled Programs (validator, simulator): the order from
-//   Params::arrivals, each later rank its own group, the groups one after
-//   the other (a Program's steps are sequential; the model is therefore
-//   slower than the mechanism, which overlaps them). Rank 0 takes each
-//   later rank in turn: its hello, then the answer with the exchange (a
-//   sequential Program cannot wait for the last hello before exchanging).
-//   The validator proves the sequential Programs for any grouping; the
-//   mechanism runs the same groups with more overlap, which only posts
-//   sides sooner.
+//   Params::arrivals; every exchange posted at once after the hello and
+//   its answer, the notices (rank 0: the hellos and answers) as the first
+//   ops of that step: the mechanism's timing when the notices come as
+//   soon as the data could flow (a Program's steps are sequential, so the
+//   groups' overlap is modelled as one exchange). The groups themselves,
+//   one after the other, are proved for any grouping
+//   (alltoall_reactive_groups).
 //   Restrictions: none.
 #pragma once
 
@@ -179,15 +178,16 @@ AlltoallLinks alltoall_reactive_links_of(const std::vector<int> &order, int rank
 // place; `own`: the rank's own pair copied in the first step. Two steps
 // at most (rounds 1 and 2).
 Program alltoall_reactive_group(const Params &, int rank, const std::vector<int> &peers, bool own);
-// One rank's modelled Program for its links: the groups one after the
-// other (the earlier ranks with the own pair first), each group's scratch
-// after the previous one's. `control` adds the control messages (zero
-// elements): hello to rank 0 and its answer (rank 0: each later rank's
-// hello, then the answer in the step exchanging with it), the notices to
-// the earlier ranks but rank 0 (first ops of the first exchange), each
-// later rank's notice before the step exchanging with it.
-Program alltoall_reactive_links(const Params &, int rank, const AlltoallLinks &, bool control);
-// The catalogue's builder (alltoall and alltoallv).
+// The mechanism's exchanges for `links`, one after the other (the earlier
+// ranks with the own pair first), each group's scratch after the previous
+// one's; no control messages. The validator proves them for any grouping.
+Program alltoall_reactive_groups(const Params &, int rank, const AlltoallLinks &);
+// The catalogue's builder (alltoall and alltoallv), the model of a run
+// (validator, simulator): the order from Params::arrivals; a rank says
+// hello to rank 0 and takes its answer, then one exchange with every
+// other rank, posted at once, whose first ops are the control messages
+// (zero elements): the notices to the earlier ranks but rank 0 and from
+// the later ranks; at rank 0 the hellos and the answers.
 Program alltoall_reactive(const Params &, int rank);
 
 // The number of leading steps that name no kUnknownPeer.

@@ -63,53 +63,50 @@ Program alltoall_reactive_group(const Params &params, int rank, const std::vecto
   return program;
 }
 
-Program alltoall_reactive_links(const Params &params, int rank, const AlltoallLinks &links, bool control) {
+Program alltoall_reactive_groups(const Params &params, int rank, const AlltoallLinks &links) {
   Program program{rank, params.procs, 0, {}};
-  // Control messages (zero elements, latency only): none where nothing
-  // moves at all (alltoall of count 0; an alltoallv rank knows only its
-  // own row and column of the counts, so it always says hello).
-  const bool talk =
-      control && params.procs > 1 && !(params.collective == Collective::alltoall && params.count == 0);
-  const Region none_out = send_buf(0, 0), none_in = recv_buf(0, 0);
-  int round = 0;
-  auto step = [&](std::vector<Op> ops) { add_step(program, std::move(ops), ++round); };
-  // One group after the other, each with its scratch after the previous
-  // one's; `first`: ops the group's first step begins with.
-  auto group = [&](const std::vector<int> &peers, bool own, std::vector<Op> first) {
+  auto add = [&](const std::vector<int> &peers, bool own) {
     Program part = alltoall_reactive_group(params, rank, peers, own);
     shift_scratch(part, program.scratch_count);
     program.scratch_count += part.scratch_count;
-    if (!part.steps.empty() && part.steps.front().round == 1) {
-      first.insert(first.end(), part.steps.front().ops.begin(), part.steps.front().ops.end());
-      part.steps.erase(part.steps.begin());
-    }
-    step(std::move(first));
-    for (Step &s : part.steps) step(std::move(s.ops));
+    for (Step &step : part.steps) add_step(program, std::move(step.ops), static_cast<int>(program.steps.size()) + 1);
   };
-
-  std::vector<Op> first;
-  if (rank != 0 && talk) {
-    step({send_op(0, none_out)});  // hello
-    step({recv_op(0, none_in)});   // the answer: the earlier ranks
-    for (std::size_t i = 1; i < links.earlier.size(); ++i) first.push_back(send_op(links.earlier[i], none_out));  // notices
-  }
-  group(links.earlier, true, std::move(first));
-  for (const std::vector<int> &peers : links.later) {
-    std::vector<Op> answers;
-    if (talk) {
-      // Each later rank's notice (at rank 0: its hello, then the answer
-      // in the step exchanging with it).
-      for (int q : peers) step({recv_op(q, none_in)});
-      if (rank == 0)
-        for (int q : peers) answers.push_back(send_op(q, none_out));
-    }
-    group(peers, false, std::move(answers));
-  }
+  add(links.earlier, true);
+  for (const std::vector<int> &peers : links.later) add(peers, false);
   return program;
 }
 
 Program alltoall_reactive(const Params &params, int rank) {
-  return alltoall_reactive_links(params, rank, alltoall_reactive_links_of(alltoall_reactive_order(params), rank), true);
+  const std::vector<int> order = alltoall_reactive_order(params);
+  const AlltoallLinks links = alltoall_reactive_links_of(order, rank);
+  std::vector<int> peers = links.earlier;
+  for (const std::vector<int> &group : links.later) peers.insert(peers.end(), group.begin(), group.end());
+  Program program = alltoall_reactive_group(params, rank, peers, true);
+  // Control messages (zero elements, latency only): none where nothing
+  // moves at all (alltoall of count 0; an alltoallv rank knows only its
+  // own row and column of the counts, so it always says hello).
+  if (params.procs == 1 || (params.collective == Collective::alltoall && params.count == 0)) return program;
+  const Region none_out = send_buf(0, 0), none_in = recv_buf(0, 0);
+  std::vector<Op> control;  // ahead of the exchange's ops: each pair's first message
+  if (rank == 0) {
+    for (int q : peers) control.push_back(recv_op(q, none_in));  // the hellos, in arrival order
+    for (int q : peers) control.push_back(send_op(q, none_out));  // the answers
+  } else {
+    for (std::size_t i = 1; i < links.earlier.size(); ++i) control.push_back(send_op(links.earlier[i], none_out));
+    for (const std::vector<int> &group : links.later)
+      for (int q : group) control.push_back(recv_op(q, none_in));  // the notices
+  }
+  if (program.steps.empty() || program.steps.front().round != 1) program.steps.insert(program.steps.begin(), Step{1, {}});
+  std::vector<Op> &first = program.steps.front().ops;
+  first.insert(first.begin(), control.begin(), control.end());
+  if (rank != 0) {
+    Program greeted{rank, params.procs, program.scratch_count, {}};
+    add_step(greeted, {send_op(0, none_out)});  // hello
+    add_step(greeted, {recv_op(0, none_in)});   // the answer: the earlier ranks
+    for (Step &step : program.steps) greeted.steps.push_back(std::move(step));
+    program = std::move(greeted);
+  }
+  return program;
 }
 
 }  // namespace patcoll::core

@@ -15,7 +15,8 @@
 // detail::greedy_schedule numbers into rounds.
 // With equal arrivals the result is a fixed balanced pipeline (every rank
 // identical); a late rank receives its segments back to back from ranks
-// that hold them, after its arrival. Generation: O(P·N·P).
+// that hold them, after its arrival. Generation: O(P·N·H), H the holders
+// of a segment when it is sent (at most P).
 #include <algorithm>
 #include <limits>
 #include <queue>
@@ -38,9 +39,13 @@ Schedule bcast_greedy(const GreedyInput &input) {
     return input.alpha + input.beta * bytes;
   };
   constexpr double kNever = std::numeric_limits<double>::infinity();
-  // have[r·N + k]: when rank r holds segment k.
-  std::vector<double> have(static_cast<std::size_t>(procs) * segments, kNever);
-  for (int k = 0; k < segments; ++k) have[static_cast<std::size_t>(input.root) * segments + k] = ready[input.root];
+  // holders[k]: the ranks that hold (or will hold) segment k, with when.
+  struct Holder {
+    double since;
+    int rank;
+  };
+  std::vector<std::vector<Holder>> holders(static_cast<std::size_t>(segments));
+  for (auto &list : holders) list.push_back({ready[input.root], input.root});
   std::vector<double> send_free = ready, recv_free = ready;
   std::vector<int> next(static_cast<std::size_t>(procs), 0);
   using Key = std::pair<double, int>;  // (lower bound of the next receive's start, rank)
@@ -55,11 +60,9 @@ Schedule bcast_greedy(const GreedyInput &input) {
     const int k = next[r];
     double best = kNever;
     int sender = -1;
-    for (int s = 0; s < procs; ++s) {
-      const double held = have[static_cast<std::size_t>(s) * segments + k];
-      if (held == kNever) continue;
-      const double start = std::max({recv_free[r], send_free[s], held});
-      if (start < best) best = start, sender = s;
+    for (const Holder &holder : holders[static_cast<std::size_t>(k)]) {
+      const double start = std::max({recv_free[r], send_free[holder.rank], holder.since});
+      if (start < best || (start == best && holder.rank < sender)) best = start, sender = holder.rank;
     }
     if (!receivers.empty() && best > receivers.top().first) {
       receivers.push({best, r});  // another receiver may start first
@@ -69,7 +72,7 @@ Schedule bcast_greedy(const GreedyInput &input) {
     events.push_back({best, sender, r, k});
     send_free[sender] = end;
     recv_free[r] = end;
-    have[static_cast<std::size_t>(r) * segments + k] = end;
+    holders[static_cast<std::size_t>(k)].push_back({end, r});
     completion = std::max(completion, end);
     if (++next[r] < segments) receivers.push({end, r});
   }

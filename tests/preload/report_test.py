@@ -175,7 +175,7 @@ def main():
                                             "PATCOLL_REPORT_FLUSH": "0.05"}, expect_ok=False)
     partial = sorted(f for f in os.listdir(work) if f.startswith("aborted.json.rank"))
     check(not os.path.exists(path) and len(partial) == np_, f"abort: no report, {len(partial)} partial files")
-    result = report(path, "--json")
+    result = report(path, "--json", "--min-late", "0.004")
     check(result.returncode == 0 and "partial" in result.stderr, f"abort: patcoll-report reads the partial files "
                                                                  f"({result.stderr.strip()})")
     if result.returncode == 0:

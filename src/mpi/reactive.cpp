@@ -43,6 +43,15 @@ struct Control {
     }
     return MPI_SUCCESS;
   }
+  // A non-coordinator's hello to `coordinator` and its answer (at most
+  // `count` of `type` into `answer`; `status`: what came).
+  int hello(int coordinator, void *answer, int count, MPI_Datatype type, MPI_Status *status) {
+    if (int rc = MPI_Send(&none, 0, MPI_BYTE, coordinator, tag, comm); rc != MPI_SUCCESS)
+      return mpi_failure(rc, "MPI_Send");
+    if (int rc = MPI_Recv(answer, count, type, coordinator, tag, comm, status); rc != MPI_SUCCESS)
+      return mpi_failure(rc, "MPI_Recv");
+    return MPI_SUCCESS;
+  }
   int listen() {
     if (int rc = MPI_Irecv(&inbox, 0, MPI_BYTE, MPI_ANY_SOURCE, tag, comm, &pending); rc != MPI_SUCCESS)
       return mpi_failure(rc, "MPI_Irecv");
@@ -204,10 +213,7 @@ int run_line(const Line &line, Control &control, int rank, int procs, const core
     else links.previous = previous;
   } else {
     int answer[2] = {-1, 0};
-    if (int rc = MPI_Send(&control.none, 0, MPI_BYTE, root, control.tag, control.comm); rc != MPI_SUCCESS)
-      return mpi_failure(rc, "MPI_Send");
-    if (int rc = MPI_Recv(answer, 2, MPI_INT, root, control.tag, control.comm, MPI_STATUS_IGNORE); rc != MPI_SUCCESS)
-      return mpi_failure(rc, "MPI_Recv");
+    if (int rc = control.hello(root, answer, 2, MPI_INT, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) return rc;
     links.previous = answer[0] >= 0 ? answer[0] : line.root_sends ? root : -1;
     if (answer[0] >= 0)
       if (int rc = control.send(&control.none, 0, MPI_BYTE, answer[0]); rc != MPI_SUCCESS) return rc;
@@ -283,10 +289,7 @@ int run_alltoall(Control &control, int rank, int procs, const core::Params &para
   } else {
     order.resize(static_cast<std::size_t>(procs));
     MPI_Status status;
-    if (int rc = MPI_Send(&control.none, 0, MPI_BYTE, 0, control.tag, control.comm); rc != MPI_SUCCESS)
-      return mpi_failure(rc, "MPI_Send");
-    if (int rc = MPI_Recv(order.data(), procs, MPI_INT, 0, control.tag, control.comm, &status); rc != MPI_SUCCESS)
-      return mpi_failure(rc, "MPI_Recv");
+    if (int rc = control.hello(0, order.data(), procs, MPI_INT, &status); rc != MPI_SUCCESS) return rc;
     if (int rc = MPI_Get_count(&status, MPI_INT, &position); rc != MPI_SUCCESS) return mpi_failure(rc, "MPI_Get_count");
     order.resize(static_cast<std::size_t>(position));
     expected = procs - 1 - position;

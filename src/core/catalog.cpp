@@ -70,6 +70,7 @@ const Algorithm kAlgorithms[] = {
     {C::allreduce, "clairvoyant", commutative, scheduled, "", "", "PAT-driven: early ranks reduce (or allreduce), late ranks folded in down two pipelined trees; classic when balanced", allreduce_clairvoyant_rank, allreduce_clairvoyant},
     // --- MPI_Allreduce: reactive (blocking calls) -------------------------
     {C::allreduce, "reactive", commutative, reacts, "", "", "reactive reduce to rank 0 in the arrival order observed at run time, then a broadcast (binomial, or a pipelined chain from 64 KiB); blocking calls only", allreduce_reactive, nullptr},
+    {C::allreduce, "reactive_owners", commutative, reacts, "", "", "the first 3/4 of the ranks to arrive own one block each and reduce-scatter their data; the later ones send their parts to the owners and receive the results in pipelined stages (hellos to rank 0); blocking calls only", allreduce_reactive_owners, nullptr},
     // --- MPI_Scatter -----------------------------------------------------
     {C::scatter, "linear", none, plain, "lin", "", "root sends every block in rank order", scatter_linear, scatter_linear_all},
     {C::scatter, "binomial", none, plain, "bnom", "", "binomial tree, halves forwarded largest first", scatter_binomial, scatter_binomial_all},

@@ -335,6 +335,83 @@ int run_alltoall(Control &control, int rank, int procs, const core::Params &para
   return control.finish(result);
 }
 
+// allreduce/reactive_owners (core/builders/reactive.hpp): rank 0 answers
+// each hello with the ranks answered before (a prefix of `order`, sent
+// from the array itself: sized P, it never moves); once the first K ranks
+// (the owners) are known it sends them that prefix, and once every rank is,
+// the whole order. A later rank knows every owner from its answer and runs
+// its whole Program. An owner runs its exchange with the other owners (the
+// Program's steps that need no later rank) as soon as it knows them, then
+// the rest once it knows the whole order. Rank 0 is an owner; it answers
+// the hellos that come during its exchange as they come.
+int run_owners(Control &control, int rank, int procs, const core::Params &params, const ExecutionBuffers &buffers,
+               const ExecutionContext &context) {
+  const int owners = core::reactive_owners_count(procs);
+  std::vector<int> order(static_cast<std::size_t>(procs), core::kUnknownPeer);
+  order[0] = 0;
+  int answered = 1;  // rank 0's: the ranks placed so far (itself first)
+  auto serve = [&](int source) -> int {
+    if (int rc = control.send(order.data(), answered, MPI_INT, source); rc != MPI_SUCCESS) return rc;
+    order[static_cast<std::size_t>(answered++)] = source;
+    if (answered == owners)
+      for (int o = 1; o < owners; ++o)
+        if (int rc = control.send(order.data(), owners, MPI_INT, order[static_cast<std::size_t>(o)]); rc != MPI_SUCCESS)
+          return rc;
+    if (answered < procs) return control.listen();
+    for (int o = 1; o < owners; ++o)
+      if (int rc = control.send(order.data(), procs, MPI_INT, order[static_cast<std::size_t>(o)]); rc != MPI_SUCCESS)
+        return rc;
+    return MPI_SUCCESS;
+  };
+  auto poll = [&](bool block, bool &came) -> int {
+    int source = -1;
+    if (int rc = control.poll(block, came, source); rc != MPI_SUCCESS || !came) return rc;
+    return serve(source);
+  };
+  int position = 0;
+  if (rank == 0) {
+    control.sends.reserve(static_cast<std::size_t>(2 * procs));
+    if (procs > 1)
+      if (int rc = control.listen(); rc != MPI_SUCCESS) return rc;
+    for (bool came = false; answered < owners;)
+      if (int rc = poll(true, came); rc != MPI_SUCCESS) return control.finish(rc);
+  } else {
+    MPI_Status status;
+    if (int rc = control.hello(0, order.data(), procs, MPI_INT, &status); rc != MPI_SUCCESS) return rc;
+    if (int rc = MPI_Get_count(&status, MPI_INT, &position); rc != MPI_SUCCESS) return mpi_failure(rc, "MPI_Get_count");
+    order[static_cast<std::size_t>(position)] = rank;
+    if (position < owners)  // the owners
+      if (int rc = MPI_Recv(order.data(), owners, MPI_INT, 0, control.tag, control.comm, MPI_STATUS_IGNORE);
+          rc != MPI_SUCCESS)
+        return control.finish(mpi_failure(rc, "MPI_Recv"));
+  }
+  Stages stages(buffers, context);
+  std::size_t done = 0;
+  if (position < owners && owners < procs) {
+    // The exchange among the owners (rank 0 answers the later ranks
+    // meanwhile), then the whole order.
+    const core::Program part = core::allreduce_reactive_owners_order(params, rank, order, false);
+    done = core::known_steps(part);
+    core::Program prefix{part.rank, part.procs, part.scratch_count, {}};
+    prefix.steps.assign(part.steps.begin(), part.steps.begin() + static_cast<std::ptrdiff_t>(done));
+    stages.start(prefix, ProgramShape::of(part), 0);
+    if (rank == 0) {
+      stages.drive(control, [&](bool &came) { return poll(false, came); });
+      for (bool came = false; answered < procs;)
+        if (int rc = poll(true, came); rc != MPI_SUCCESS) return control.finish(rc);
+    } else {
+      stages.note(stages.execution.wait());
+      if (int rc = MPI_Recv(order.data(), procs, MPI_INT, 0, control.tag, control.comm, MPI_STATUS_IGNORE);
+          rc != MPI_SUCCESS)
+        return control.finish(mpi_failure(rc, "MPI_Recv"));
+    }
+  }
+  const core::Program program = core::allreduce_reactive_owners_order(params, rank, order, false);
+  stages.start(program, ProgramShape::of(program), done);
+  stages.note(stages.execution.wait());
+  return control.finish(stages.result);
+}
+
 }  // namespace
 
 void release_reactive(CommState &state) {
@@ -347,11 +424,13 @@ int run_reactive(CommState &state, const core::Algorithm &algorithm, const core:
   const bool all_to_all =
       params.collective == core::Collective::alltoall || params.collective == core::Collective::alltoallv;
   const Line line = line_of(params);
-  if (!(algorithm.capabilities & core::reactive) || (!line.build && !all_to_all))
+  if (!(algorithm.capabilities & core::reactive) || (!line.build && !all_to_all && algorithm.name != "reactive_owners"))
     return fail(MPI_ERR_INTERN, "no reactive mechanism for " + std::string(algorithm.name));
   if (int rc = ensure_control(state); rc != MPI_SUCCESS) return rc;
   Control control(state.reactive.control, context.tag);
   if (all_to_all) return run_alltoall(control, state.rank, state.size, params, buffers, context);
+  if (algorithm.name == "reactive_owners")
+    return run_owners(control, state.rank, state.size, params, buffers, context);
   return run_line(line, control, state.rank, state.size, params, buffers, context);
 }
 

@@ -40,6 +40,14 @@
 // exchanges' messages are all posted, MPI progresses them) and completes
 // the exchanges once every later rank's has started.
 //
+// allreduce/reactive_owners uses the same hellos to rank 0 and answers
+// (the ranks answered before). Rank 0 also sends the first K of the order
+// to the other owners once the K-th has come, and the whole order once the
+// last has. A later rank runs its whole Program at once (its answer names
+// every owner); an owner runs its exchange among the owners as soon as it
+// knows them, then the stages once it knows the whole order; rank 0
+// answers the hellos that come during its exchange as they come.
+//
 // Blocking calls only: a non-blocking or persistent call that names a
 // reactive algorithm is MPI_ERR_ARG (check_reactive_blocking).
 #pragma once

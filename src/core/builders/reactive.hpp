@@ -29,6 +29,39 @@
 //   tree below 64 KiB, else a segmented chain (pipeline).
 //   Restrictions: commutative.
 //
+// allreduce/reactive_owners — the first K = P − ⌈P/4⌉ ranks in the
+//   order rank 0 hands out (rank 0 first, then the others as their
+//   hellos come, as alltoall/reactive) own one block each of the vector
+//   (block_span over K); the later ranks own none.
+//   Owners: as soon as all K are known (rank 0 sends them the first K of
+//   the order once the K-th has said hello), they reduce-scatter their
+//   own data directly (each sends block o to owner o, all at once, and
+//   combines the K − 1 blocks it receives into its own). Then, once the
+//   whole order is known (rank 0 sends it after the last hello), S
+//   stages: stage s receives part s of the own block from every later
+//   rank and combines it, and sends the finished part s − 1 to every
+//   other rank while it receives the other owners' part s − 1.
+//   Later ranks: they know every owner from their answer; in stage s they
+//   send part s of every block to its owner and receive part s − 1 of
+//   the result from every owner.
+//   A late rank is a leaf: it sends m and receives m, at once, while the
+//   owners already hold the sum of everyone before it; the owners' ports
+//   carry (P − 1)/K of the message each after it arrives. What the
+//   chain forms (allreduce/reactive, prr's ring) cannot avoid is a late
+//   rank receiving the others' partial sum and then the result: 2m
+//   through its port after it arrives.
+//   S = the Params::segment_* count, else one part of about 8 KiB per
+//   message, at most 16 (block_span of a block).
+//   The coordinator's own arrival gates the order: while rank 0 is away
+//   no rank knows its place.
+//   Modelled Programs (validator, simulator): the order from
+//   Params::arrivals (rank 0 first); the control messages as
+//   zero-element messages: a rank's hello and answer first; rank 0's
+//   message "the owners are known" to each owner after the owners'
+//   hellos, and "the order is known" with its first stage; rank 0
+//   answers the later ranks' hellos during its exchange.
+//   Restrictions: commutative.
+//
 // bcast/reactive — a segmented chain from the root in arrival order (the
 //   idea of Patarasuk and Yuan's arrival-pattern-aware broadcast, with no
 //   prediction): every non-root rank says hello to the root when it
@@ -148,6 +181,16 @@ Program reduce_reactive(const Params &, int rank);
 // reduce ends at), then the broadcast.
 Program allreduce_reactive_links(const Params &, int rank, const ArrivalLinks &, bool control);
 Program allreduce_reactive(const Params &, int rank);
+
+// MPI_Allreduce, reactive_owners: `order` is rank 0, then the others in
+// arrival order (alltoall_reactive_order); entries the rank does not know
+// yet are kUnknownPeer. The first reactive_owners_count(P) positions own
+// one block each; the stages split every block in
+// reactive_owners_stages(params, K) parts.
+int reactive_owners_count(int procs);
+std::int64_t reactive_owners_stages(const Params &, int owners);
+Program allreduce_reactive_owners_order(const Params &, int rank, const std::vector<int> &order, bool control);
+Program allreduce_reactive_owners(const Params &, int rank);
 
 // MPI_Bcast: the links of `rank` in `chain` (the non-roots in arrival
 // order), `held` estimated from Params::arrivals (see above).

@@ -370,7 +370,6 @@ int run_owners(Control &control, int rank, int procs, const core::Params &params
   };
   int position = 0;
   if (rank == 0) {
-    control.sends.reserve(static_cast<std::size_t>(2 * procs));
     if (procs > 1)
       if (int rc = control.listen(); rc != MPI_SUCCESS) return rc;
     for (bool came = false; answered < owners;)
@@ -412,6 +411,17 @@ int run_owners(Control &control, int rank, int procs, const core::Params &params
   return control.finish(stages.result);
 }
 
+// Which of the mechanisms above runs `algorithm` (none: not reactive, or
+// no mechanism for its collective).
+enum class Mechanism { none, line, all_to_all, owners };
+Mechanism mechanism_of(const core::Algorithm &algorithm, const core::Params &params) {
+  if (!(algorithm.capabilities & core::reactive)) return Mechanism::none;
+  if (params.collective == core::Collective::alltoall || params.collective == core::Collective::alltoallv)
+    return Mechanism::all_to_all;
+  if (params.collective == core::Collective::allreduce && algorithm.name == "reactive_owners") return Mechanism::owners;
+  return line_of(params).build ? Mechanism::line : Mechanism::none;
+}
+
 }  // namespace
 
 void release_reactive(CommState &state) {
@@ -421,17 +431,19 @@ void release_reactive(CommState &state) {
 
 int run_reactive(CommState &state, const core::Algorithm &algorithm, const core::Params &params,
                  const ExecutionBuffers &buffers, const ExecutionContext &context) {
-  const bool all_to_all =
-      params.collective == core::Collective::alltoall || params.collective == core::Collective::alltoallv;
-  const Line line = line_of(params);
-  if (!(algorithm.capabilities & core::reactive) || (!line.build && !all_to_all && algorithm.name != "reactive_owners"))
+  const Mechanism mechanism = mechanism_of(algorithm, params);
+  if (mechanism == Mechanism::none)
     return fail(MPI_ERR_INTERN, "no reactive mechanism for " + std::string(algorithm.name));
   if (int rc = ensure_control(state); rc != MPI_SUCCESS) return rc;
   Control control(state.reactive.control, context.tag);
-  if (all_to_all) return run_alltoall(control, state.rank, state.size, params, buffers, context);
-  if (algorithm.name == "reactive_owners")
-    return run_owners(control, state.rank, state.size, params, buffers, context);
-  return run_line(line, control, state.rank, state.size, params, buffers, context);
+  switch (mechanism) {
+    case Mechanism::all_to_all:
+      return run_alltoall(control, state.rank, state.size, params, buffers, context);
+    case Mechanism::owners:
+      return run_owners(control, state.rank, state.size, params, buffers, context);
+    default:
+      return run_line(line_of(params), control, state.rank, state.size, params, buffers, context);
+  }
 }
 
 }  // namespace patcoll::mpi

@@ -161,7 +161,8 @@ Line line_of(const core::Params &params) {
     case core::Collective::reduce:
       return {core::reduce_reactive_links, params.root, false};
     case core::Collective::allreduce:
-      return {core::allreduce_reactive_links, 0, false};  // the reduce ends at rank 0
+      // The reduce ends at the coordinator (the rank predicted earliest).
+      return {core::allreduce_reactive_links, core::reactive_coordinator(params), false};
     case core::Collective::bcast:
       return {core::bcast_reactive_links, params.root, true};
     default:
@@ -269,31 +270,32 @@ struct GroupRun {
   Execution execution;
 };
 
-// The all-to-all (core/builders/reactive.hpp, alltoall/reactive): rank 0
-// answers each hello with the ranks answered before it (a prefix of
+// The all-to-all (core/builders/reactive.hpp, alltoall/reactive): the
+// coordinator (core::reactive_coordinator) answers each hello with the ranks answered before it (a prefix of
 // `order`, sent from the array itself: reserved to P, it never moves).
 // Every rank starts the exchange with its earlier ranks, then one with
-// the later ranks whose notices (rank 0: hellos) came together, each as
+// the later ranks whose notices (the coordinator: hellos) came together, each as
 // soon as they come, alongside those still in flight, and completes them
 // all once every later rank's has started.
 int run_alltoall(Control &control, int rank, int procs, const core::Params &params, const ExecutionBuffers &buffers,
                  const ExecutionContext &context) {
+  const int coordinator = core::reactive_coordinator(params);
   std::vector<int> order;
   int expected = 0;               // later ranks still to come
   int position = 0;
-  if (rank == 0) {
+  if (rank == coordinator) {
     order.reserve(static_cast<std::size_t>(procs));
-    order.push_back(0);
+    order.push_back(coordinator);
     control.sends.reserve(static_cast<std::size_t>(procs));
     expected = procs - 1;
   } else {
     order.resize(static_cast<std::size_t>(procs));
     MPI_Status status;
-    if (int rc = control.hello(0, order.data(), procs, MPI_INT, &status); rc != MPI_SUCCESS) return rc;
+    if (int rc = control.hello(coordinator, order.data(), procs, MPI_INT, &status); rc != MPI_SUCCESS) return rc;
     if (int rc = MPI_Get_count(&status, MPI_INT, &position); rc != MPI_SUCCESS) return mpi_failure(rc, "MPI_Get_count");
     order.resize(static_cast<std::size_t>(position));
     expected = procs - 1 - position;
-    for (int i = 1; i < position; ++i)  // the notices (rank 0 has the hello)
+    for (int i = 1; i < position; ++i)  // the notices (the coordinator has the hello)
       if (int rc = control.send(&control.none, 0, MPI_BYTE, order[static_cast<std::size_t>(i)]); rc != MPI_SUCCESS)
         return control.finish(rc);
   }
@@ -309,18 +311,19 @@ int run_alltoall(Control &control, int rank, int procs, const core::Params &para
     run.program = core::alltoall_reactive_group(params, rank, peers, own);
     note(run.execution.start(run.program, ProgramShape::of(run.program), buffers, context, run.workspace));
   };
-  launch(rank == 0 ? std::vector<int>{} : order, true);  // the earlier ranks and the own pair
+  launch(rank == coordinator ? std::vector<int>{} : order, true);  // the earlier ranks and the own pair
   // Every exchange's messages are posted when it starts (its only other
   // step is the copy into place): waiting for the next later ranks in
   // MPI_Waitsome lets MPI progress them all, and no busy loop of tests
-  // runs (which SMPI charges, and which would delay rank 0's answers).
+  // runs (which SMPI charges, and which would delay the coordinator's
+  // answers).
   // (A failed control message ends the loop; a failed exchange does not:
   // the others still wait for this rank's answers and sides.)
   std::vector<int> group;  // the later ranks come since the last exchange started
   for (int rc = MPI_SUCCESS; expected > 0 && rc == MPI_SUCCESS;) {
     rc = control.come(group);
-    for (std::size_t i = 0; rc == MPI_SUCCESS && rank == 0 && i < group.size(); ++i) {
-      // Rank 0 answers with the ranks answered before.
+    for (std::size_t i = 0; rc == MPI_SUCCESS && rank == coordinator && i < group.size(); ++i) {
+      // The coordinator answers with the ranks answered before.
       rc = control.send(order.data(), static_cast<int>(order.size()), MPI_INT, group[i]);
       order.push_back(group[i]);
     }
@@ -335,21 +338,23 @@ int run_alltoall(Control &control, int rank, int procs, const core::Params &para
   return control.finish(result);
 }
 
-// allreduce/reactive_owners (core/builders/reactive.hpp): rank 0 answers
+// allreduce/reactive_owners (core/builders/reactive.hpp): the coordinator
+// (core::reactive_coordinator, the same on every rank) answers
 // each hello with the ranks answered before (a prefix of `order`, sent
 // from the array itself: sized P, it never moves); once the first K ranks
 // (the owners) are known it sends them that prefix, and once every rank is,
 // the whole order. A later rank knows every owner from its answer and runs
 // its whole Program. An owner runs its exchange with the other owners (the
 // Program's steps that need no later rank) as soon as it knows them, then
-// the rest once it knows the whole order. Rank 0 is an owner; it answers
-// the hellos that come during its exchange as they come.
+// the rest once it knows the whole order. The coordinator is an owner; it
+// answers the hellos that come during its exchange as they come.
 int run_owners(Control &control, int rank, int procs, const core::Params &params, const ExecutionBuffers &buffers,
                const ExecutionContext &context) {
   const int owners = core::reactive_owners_count(procs);
+  const int coordinator = core::reactive_coordinator(params);
   std::vector<int> order(static_cast<std::size_t>(procs), core::kUnknownPeer);
-  order[0] = 0;
-  int answered = 1;  // rank 0's: the ranks placed so far (itself first)
+  order[0] = coordinator;
+  int answered = 1;  // the coordinator's: the ranks placed so far (itself first)
   auto serve = [&](int source) -> int {
     if (int rc = control.send(order.data(), answered, MPI_INT, source); rc != MPI_SUCCESS) return rc;
     order[static_cast<std::size_t>(answered++)] = source;
@@ -369,38 +374,38 @@ int run_owners(Control &control, int rank, int procs, const core::Params &params
     return serve(source);
   };
   int position = 0;
-  if (rank == 0) {
+  if (rank == coordinator) {
     if (procs > 1)
       if (int rc = control.listen(); rc != MPI_SUCCESS) return rc;
     for (bool came = false; answered < owners;)
       if (int rc = poll(true, came); rc != MPI_SUCCESS) return control.finish(rc);
   } else {
     MPI_Status status;
-    if (int rc = control.hello(0, order.data(), procs, MPI_INT, &status); rc != MPI_SUCCESS) return rc;
+    if (int rc = control.hello(coordinator, order.data(), procs, MPI_INT, &status); rc != MPI_SUCCESS) return rc;
     if (int rc = MPI_Get_count(&status, MPI_INT, &position); rc != MPI_SUCCESS) return mpi_failure(rc, "MPI_Get_count");
     order[static_cast<std::size_t>(position)] = rank;
     if (position < owners)  // the owners
-      if (int rc = MPI_Recv(order.data(), owners, MPI_INT, 0, control.tag, control.comm, MPI_STATUS_IGNORE);
+      if (int rc = MPI_Recv(order.data(), owners, MPI_INT, coordinator, control.tag, control.comm, MPI_STATUS_IGNORE);
           rc != MPI_SUCCESS)
         return control.finish(mpi_failure(rc, "MPI_Recv"));
   }
   Stages stages(buffers, context);
   std::size_t done = 0;
   if (position < owners && owners < procs) {
-    // The exchange among the owners (rank 0 answers the later ranks
+    // The exchange among the owners (the coordinator answers the later ranks
     // meanwhile), then the whole order.
     const core::Program part = core::allreduce_reactive_owners_order(params, rank, order, false);
     done = core::known_steps(part);
     core::Program prefix{part.rank, part.procs, part.scratch_count, {}};
     prefix.steps.assign(part.steps.begin(), part.steps.begin() + static_cast<std::ptrdiff_t>(done));
     stages.start(prefix, ProgramShape::of(part), 0);
-    if (rank == 0) {
+    if (rank == coordinator) {
       stages.drive(control, [&](bool &came) { return poll(false, came); });
       for (bool came = false; answered < procs;)
         if (int rc = poll(true, came); rc != MPI_SUCCESS) return control.finish(rc);
     } else {
       stages.note(stages.execution.wait());
-      if (int rc = MPI_Recv(order.data(), procs, MPI_INT, 0, control.tag, control.comm, MPI_STATUS_IGNORE);
+      if (int rc = MPI_Recv(order.data(), procs, MPI_INT, coordinator, control.tag, control.comm, MPI_STATUS_IGNORE);
           rc != MPI_SUCCESS)
         return control.finish(mpi_failure(rc, "MPI_Recv"));
     }

@@ -165,4 +165,16 @@ int run_int(core::Collective c, const std::string &algorithm, const int *send, i
   return MPI_ERR_ARG;
 }
 
+void predict_reactive_coordinator(Suite &suite, MPI_Comm comm, int iteration) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int first = iteration / 2 % size;
+  std::vector<double> predicted(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r)
+    predicted[static_cast<std::size_t>(r)] =
+        0.001 * static_cast<double>((r - first + size) % size) + (r == 0 && first != 0 ? 1.0 : 0.0);
+  const int rc = PAT_Set_arrivals(comm, iteration % 2 == 1 ? predicted.data() : nullptr);
+  suite.check(rc == MPI_SUCCESS, "PAT_Set_arrivals for arrival order #" + std::to_string(iteration));
+}
+
 }  // namespace patcoll::test

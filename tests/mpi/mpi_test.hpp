@@ -50,6 +50,14 @@ std::string error_class_name(int code);
 // success; false when its buffers are not to be compared.
 bool check_call(Suite &suite, bool refused, int rc, const std::string &what);
 
+// Reactive algorithms under changing arrival orders: odd iterations give
+// `comm` a PAT vector that predicts rank (iteration / 2) mod P first and
+// rank 0 last, so the coordinator of the algorithms that hand out an
+// order (core::reactive_coordinator) moves off rank 0 and the real order
+// differs from the predicted one; even iterations clear it (rank 0
+// coordinates). Collective over `comm`.
+void predict_reactive_coordinator(Suite &suite, MPI_Comm comm, int iteration);
+
 // The algorithm that served `collective`'s last call on `comm`
 // (PAT_Get_last_algorithm): "(none)" before any, "error" on failure.
 std::string last_algorithm(MPI_Comm comm, const char *collective);

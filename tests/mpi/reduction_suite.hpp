@@ -222,6 +222,7 @@ class ReductionSuite {
       for (int iteration = 0; iteration < 12; ++iteration) {
         const int count = iteration % 3 == 0 ? 1 : 5000 + iteration;
         const int root = rooted_ ? iteration % size : 0;
+        predict_reactive_coordinator(suite, comm, iteration);
         std::vector<int> send(static_cast<std::size_t>(count)), got(static_cast<std::size_t>(count), -1),
             expected(static_cast<std::size_t>(count), -2);
         for (int i = 0; i < count; ++i) send[static_cast<std::size_t>(i)] = (i * 5 + rank * 3 + iteration) % 11 - 5;
@@ -239,6 +240,7 @@ class ReductionSuite {
         suite.check(rc == MPI_SUCCESS, what + ": returned " + error_class_name(rc) + " " + PAT_Last_error());
         if (rc == MPI_SUCCESS && (!rooted_ || rank == root)) suite.check(got == expected, what + ": result differs from native");
       }
+      predict_reactive_coordinator(suite, comm, 0);  // cleared
     }
   }
 

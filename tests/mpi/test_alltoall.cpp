@@ -116,6 +116,7 @@ class AlltoallSuite {
       for (int iteration = 0; iteration < 12; ++iteration) {
         const int count = iteration % 3 == 0 ? 1 : iteration % 3 == 1 ? 1000 : 5 + iteration;
         const bool in_place = iteration % 2 == 1;
+        predict_reactive_coordinator(suite, comm, iteration);
         only_ = algorithm;
         compare(suite, comm, cases()[iteration % 5 == 4 ? 1 : 0], count, in_place,
                 " arrival order #" + std::to_string(iteration), [&] { spin(delay_of(rank, size, iteration)); });
@@ -125,6 +126,7 @@ class AlltoallSuite {
     for (const std::string &algorithm : v_algorithms_) {
       if (!is_reactive(algorithm)) continue;
       for (int iteration = 0; iteration < 12; ++iteration) {
+        predict_reactive_coordinator(suite, comm, iteration);
         const bool in_place = iteration % 3 == 2;
         // Pair (s, d): zero for a third of the pairs, unequal otherwise
         // (symmetric in place, as MPI_IN_PLACE requires).
@@ -163,6 +165,7 @@ class AlltoallSuite {
         }
       }
     }
+    predict_reactive_coordinator(suite, comm, 0);  // cleared
   }
 
   int call(const std::string &algorithm, const void *send, int sendcount, MPI_Datatype sendtype, void *recv,

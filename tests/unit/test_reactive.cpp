@@ -584,7 +584,7 @@ TEST(ReactiveAlltoall, TheGroupsInTurnAreTheMechanismsExchanges) {
       }
       params.arrivals = random_pats(procs, rng);
       const std::vector<int> order = alltoall_reactive_order(params);
-      ASSERT_EQ(order.front(), 0);
+      ASSERT_EQ(order.front(), reactive_coordinator(params));
       for (int rank = 0; rank < procs; ++rank) {
         const AlltoallLinks links = alltoall_reactive_links_of(order, rank);
         const Program model = alltoall_reactive_groups(params, rank, links);
@@ -727,7 +727,7 @@ TEST(ReactiveOwners, ValidForRandomOrdersUpTo66AndGivenStages) {
     }
 }
 
-// The mechanism's order (rank 0 first), what each rank knows when, and
+// The mechanism's order (the coordinator first), what each rank knows when, and
 // the roles: a later rank only sends its own data and receives results;
 // an owner's Program before it knows the later ranks is the beginning of
 // the full one and ends with its exchange among the owners.
@@ -737,7 +737,7 @@ TEST(ReactiveOwners, RolesAndStagedPrograms) {
     std::mt19937_64 rng(static_cast<std::uint64_t>(procs));
     params.arrivals = random_pats(procs, rng);
     const std::vector<int> order = alltoall_reactive_order(params);
-    ASSERT_EQ(order.front(), 0);
+    ASSERT_EQ(order.front(), reactive_coordinator(params));
     const int owners = reactive_owners_count(procs);
     const std::int64_t stages = reactive_owners_stages(params, owners);
     EXPECT_GE(stages, 1);
@@ -754,8 +754,8 @@ TEST(ReactiveOwners, RolesAndStagedPrograms) {
         for (const Step &step : full.steps)
           for (const Op &op : step.ops) {
             EXPECT_NE(op.kind, OpKind::local);
-            if (op.kind == OpKind::send) EXPECT_EQ(op.src.buffer, Buffer::send);
-            if (op.kind == OpKind::recv) EXPECT_EQ(op.combine, Combine::store);
+            if (op.kind == OpKind::send) { EXPECT_EQ(op.src.buffer, Buffer::send); }
+            if (op.kind == OpKind::recv) { EXPECT_EQ(op.combine, Combine::store); }
             EXPECT_LT(std::find(order.begin(), order.end(), op.peer) - order.begin(), owners);
           }
         continue;
@@ -790,4 +790,39 @@ TEST(ReactiveOwners, SimulatedWithControlMessagesBeatsTheRingOnAStaircase) {
   ASSERT_EQ(owners.error, "");
   EXPECT_LT(owners.run_time, classic.run_time);
   EXPECT_GT(owners.run_time, params.arrivals.back() + transfer);  // one transfer after the last arrival at least
+}
+
+// The coordinator is the rank predicted to arrive first (the lowest of
+// equals), rank 0 without a usable vector; the order starts with it and
+// follows the vector after it.
+TEST(ReactiveCoordinator, TheRankPredictedFirstHandsOutTheOrder) {
+  Params params = make_alltoall(5, 4);
+  EXPECT_EQ(reactive_coordinator(params), 0);
+  EXPECT_EQ(alltoall_reactive_order(params), (std::vector<int>{0, 1, 2, 3, 4}));
+  params.arrivals = {0.03, 0.02, 0.0, 0.01, 0.0};  // rank 0 late (it writes output, say)
+  EXPECT_EQ(reactive_coordinator(params), 2);
+  EXPECT_EQ(alltoall_reactive_order(params), (std::vector<int>{2, 4, 3, 1, 0}));
+  params.arrivals = {0.0, 0.0, 0.0, 0.0, 0.0};
+  EXPECT_EQ(reactive_coordinator(params), 0);
+  params.arrivals = {0.0, 0.0};  // not one per rank: no vector
+  EXPECT_EQ(reactive_coordinator(params), 0);
+  // The modelled Programs say hello to it: every rank's first message.
+  params.arrivals = {0.5, 0.4, 0.3, 0.2, 0.1};
+  ASSERT_EQ(reactive_coordinator(params), 4);
+  for (const Program &program : build_all(*find_algorithm(Collective::alltoall, "reactive"), params)) {
+    if (program.rank == 4) continue;
+    ASSERT_FALSE(program.steps.empty());
+    EXPECT_EQ(program.steps.front().ops.front().peer, 4) << "rank " << program.rank;
+  }
+  Params sum = make_owners(5, 1000, 4);
+  sum.arrivals = params.arrivals;
+  for (const char *name : {"reactive_owners", "reactive"}) {
+    const std::vector<Program> programs = build_all(*find_algorithm(Collective::allreduce, name), sum);
+    for (const Program &program : programs) {
+      if (program.rank == 4) continue;
+      ASSERT_FALSE(program.steps.empty());
+      EXPECT_EQ(program.steps.front().ops.front().peer, 4) << name << " rank " << program.rank;
+    }
+    EXPECT_EQ(validate_all_modes(sum, programs), "") << name;
+  }
 }

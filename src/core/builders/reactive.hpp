@@ -24,20 +24,21 @@
 //   Segments: Params::segment_count / segment_elements, default ~32 KiB.
 //   Restrictions: commutative (the chain's order is the arrival order).
 //
-// allreduce/reactive — the reactive reduce to rank 0, then a broadcast of
-//   the result from rank 0 (every rank has arrived by then): a binomial
+// allreduce/reactive — the reactive reduce to the coordinator
+//   (reactive_coordinator: the rank predicted to arrive first), then a
+//   broadcast of the result from it (every rank has arrived by then): a binomial
 //   tree below 64 KiB, else a segmented chain (pipeline).
 //   Restrictions: commutative.
 //
 // allreduce/reactive_owners — the first K = P − ⌈P/4⌉ ranks in the
-//   order rank 0 hands out (rank 0 first, then the others as their
-//   hellos come, as alltoall/reactive) own one block each of the vector
+//   order the coordinator hands out (itself first, then the others as
+//   their hellos come, as alltoall/reactive) own one block each of the vector
 //   (block_span over K); the later ranks own none.
-//   Owners: as soon as all K are known (rank 0 sends them the first K of
+//   Owners: as soon as all K are known (the coordinator sends them the first K of
 //   the order once the K-th has said hello), they reduce-scatter their
 //   own data directly (each sends block o to owner o, all at once, and
 //   combines the K − 1 blocks it receives into its own). Then, once the
-//   whole order is known (rank 0 sends it after the last hello), S
+//   whole order is known (the coordinator sends it after the last hello), S
 //   stages: stage s receives part s of the own block from every later
 //   rank and combines it, and sends the finished part s − 1 to every
 //   other rank while it receives the other owners' part s − 1.
@@ -52,14 +53,15 @@
 //   through its port after it arrives.
 //   S = the Params::segment_* count, else one part of about 8 KiB per
 //   message, at most 16 (block_span of a block).
-//   The coordinator's own arrival gates the order: while rank 0 is away
-//   no rank knows its place.
+//   The coordinator's own arrival gates the order: while it is away no
+//   rank knows its place (reactive_coordinator: the rank predicted
+//   earliest).
 //   Modelled Programs (validator, simulator): the order from
-//   Params::arrivals (rank 0 first); the control messages as
-//   zero-element messages: a rank's hello and answer first; rank 0's
-//   message "the owners are known" to each owner after the owners'
-//   hellos, and "the order is known" with its first stage; rank 0
-//   answers the later ranks' hellos during its exchange.
+//   Params::arrivals (the coordinator first); the control messages as
+//   zero-element messages: a rank's hello and answer first; the
+//   coordinator's message "the owners are known" to each owner after the
+//   owners' hellos, and "the order is known" with its first stage; the
+//   coordinator answers the later ranks' hellos during its exchange.
 //   Restrictions: commutative.
 //
 // bcast/reactive — a segmented chain from the root in arrival order (the
@@ -86,14 +88,14 @@
 //   same round trip, at the end instead of the start.
 //
 // alltoall/reactive (and alltoallv over Params::counts) — pairs in
-//   arrival order: rank 0 is the coordinator and takes position 0; every
-//   other rank says hello to rank 0 when it arrives, and rank 0 answers
+//   arrival order: the coordinator (reactive_coordinator) takes position
+//   0; every other rank says hello to it when it arrives, and it answers
 //   the hellos in the order they come with the ranks answered before
 //   (order[0..k) for the k-th: the rank's position k and its earlier
 //   ranks). A rank at position k exchanges with its k earlier ranks at
 //   once (every receive into scratch, every send, posted together, as
 //   alltoall/linear; then the copy into place) and tells each earlier
-//   rank but rank 0 it is there ("notice"; rank 0 learns the later ranks
+//   rank but the coordinator it is there ("notice"; the coordinator learns the later ranks
 //   from their hellos). It exchanges with each of its P − 1 − k later
 //   ranks as soon as its notice comes: the later ranks come in groups
 //   (those whose notices came together), each group an exchange of its
@@ -107,9 +109,9 @@
 //   and copies into place after its sends: the groups touch disjoint
 //   pairs, so MPI_IN_PLACE stays correct.
 //   Deadlock-free: for a pair (a, b), a earlier, b's side is in b's first
-//   exchange, posted as soon as b has its answer (which needs rank 0
-//   only, and rank 0 answers while it exchanges); a's side is posted as
-//   soon as b's notice (or hello, at rank 0) comes, which b sends before
+//   exchange, posted as soon as b has its answer (which needs the coordinator
+//   only, and it answers while it exchanges); a's side is posted as
+//   soon as b's notice (or hello, at the coordinator) comes, which b sends before
 //   its first exchange; a rank waits for notices with all its exchanges
 //   posted, and completes them once every later rank's is. Every posted
 //   side is matched by one posted without waiting on anything but control
@@ -121,7 +123,7 @@
 //   counts; a pair of zero elements has no data op).
 //   Modelled Programs (validator, simulator): the order from
 //   Params::arrivals; every exchange posted at once after the hello and
-//   its answer, the notices (rank 0: the hellos and answers) as the first
+//   its answer, the notices (the coordinator: the hellos and answers) as the first
 //   ops of that step: the mechanism's timing when the notices come as
 //   soon as the data could flow (a Program's steps are sequential, so the
 //   groups' overlap is modelled as one exchange). The groups themselves,
@@ -177,13 +179,13 @@ Program reduce_reactive_links(const Params &, int rank, const ArrivalLinks &, bo
 // included (validator, simulator, patcoll-sched).
 Program reduce_reactive(const Params &, int rank);
 
-// MPI_Allreduce: the same links (Params::root is rank 0, the point the
-// reduce ends at), then the broadcast.
+// MPI_Allreduce: the same links (the root is reactive_coordinator, the
+// point the reduce ends at), then the broadcast.
 Program allreduce_reactive_links(const Params &, int rank, const ArrivalLinks &, bool control);
 Program allreduce_reactive(const Params &, int rank);
 
-// MPI_Allreduce, reactive_owners: `order` is rank 0, then the others in
-// arrival order (alltoall_reactive_order); entries the rank does not know
+// MPI_Allreduce, reactive_owners: `order` is the coordinator, then the
+// others in arrival order (alltoall_reactive_order); entries the rank does not know
 // yet are kUnknownPeer. The first reactive_owners_count(P) positions own
 // one block each; the stages split every block in
 // reactive_owners_stages(params, K) parts.
@@ -203,15 +205,24 @@ Program bcast_reactive_links(const Params &, int rank, const ArrivalLinks &, boo
 Program bcast_reactive(const Params &, int rank);
 
 // MPI_Alltoall(v): a rank's place in the arrival order. earlier: the
-// ranks before it (order[0..k), rank 0 first; empty at rank 0); later:
+// ranks before it (order[0..k), the coordinator first; empty at the
+// coordinator); later:
 // the later ranks, in groups, in the order the groups became known.
 struct AlltoallLinks {
   std::vector<int> earlier;
   std::vector<std::vector<int>> later;
   friend bool operator==(const AlltoallLinks &, const AlltoallLinks &) = default;
 };
-// Rank 0, then the other ranks in the order of Params::arrivals (ties by
-// rank; rank order without a vector).
+// The rank that hands out the arrival order (alltoall/reactive,
+// allreduce/reactive_owners): the one whose Params::arrivals entry is the
+// smallest (the lowest such rank), rank 0 without a vector. Every rank
+// computes it from the same vector (the PAT sources give every rank the
+// same one), so every rank knows it before anyone arrives. Its own arrival
+// gates everyone's place in the order; a rank predicted to arrive late -
+// rank 0 writing output each iteration, say - never hands it out.
+int reactive_coordinator(const Params &);
+// The coordinator, then the other ranks in the order of Params::arrivals
+// (ties by rank; rank order without a vector).
 std::vector<int> alltoall_reactive_order(const Params &);
 // `rank`'s links in `order`, every later rank its own group.
 AlltoallLinks alltoall_reactive_links_of(const std::vector<int> &order, int rank);
@@ -227,10 +238,11 @@ Program alltoall_reactive_group(const Params &, int rank, const std::vector<int>
 Program alltoall_reactive_groups(const Params &, int rank, const AlltoallLinks &);
 // The catalogue's builder (alltoall and alltoallv), the model of a run
 // (validator, simulator): the order from Params::arrivals; a rank says
-// hello to rank 0 and takes its answer, then one exchange with every
-// other rank, posted at once, whose first ops are the control messages
-// (zero elements): the notices to the earlier ranks but rank 0 and from
-// the later ranks; at rank 0 the hellos and the answers.
+// hello to the coordinator and takes its answer, then one exchange with
+// every other rank, posted at once, whose first ops are the control
+// messages (zero elements): the notices to the earlier ranks but the
+// coordinator and from the later ranks; at the coordinator the hellos and
+// the answers.
 Program alltoall_reactive(const Params &, int rank);
 
 // The number of leading steps that name no kUnknownPeer.

@@ -38,9 +38,10 @@ Program allreduce_reactive_owners_order(const Params &params, int rank, const st
   };
   const Region none_out = send_buf(0, 0), none_in = recv_buf(0, 0);
   auto at = [&](int p) { return order[static_cast<std::size_t>(p)]; };
+  const int coordinator = at(0);
 
   if (position >= owners) {  // late: sends its parts, receives the results one stage behind
-    if (control) add_step(program, {send_op(0, none_out), recv_op(0, none_in)});  // hello, answer
+    if (control) add_step(program, {send_op(coordinator, none_out), recv_op(coordinator, none_in)});  // hello, answer
     for (std::int64_t s = 0; s <= stages; ++s) {
       std::vector<Op> ops;
       for (int o = 0; o < owners; ++o)
@@ -52,7 +53,7 @@ Program allreduce_reactive_owners_order(const Params &params, int rank, const st
     return program;
   }
 
-  // An owner. Control (modelled): rank 0 answers the owners' hellos, then
+  // An owner. Control (modelled): the coordinator (position 0) answers the owners' hellos, then
   // sends them the owners (once the last has come); it answers the late
   // ranks' hellos during its exchange and sends the owners the whole order
   // with its first stage.
@@ -67,8 +68,8 @@ Program allreduce_reactive_owners_order(const Params &params, int rank, const st
       }
     }
     if (q > 0) {
-      hellos = {send_op(0, none_out), recv_op(0, none_in)};
-      owners_known = {recv_op(0, none_in)};
+      hellos = {send_op(coordinator, none_out), recv_op(coordinator, none_in)};
+      owners_known = {recv_op(coordinator, none_in)};
     }
     add_step(program, std::move(hellos));
     add_step(program, std::move(owners_known));
@@ -85,7 +86,7 @@ Program allreduce_reactive_owners_order(const Params &params, int rank, const st
   for (int o = 0; o < owners; ++o)
     if (o != q && block(Buffer::recv, q).count > 0) exchange.push_back(recv_op(at(o), block(Buffer::recv, q), Combine::left));
   add_step(program, std::move(exchange), 0);
-  if (control && q > 0) add_step(program, {recv_op(0, none_in)});  // the whole order
+  if (control && q > 0) add_step(program, {recv_op(coordinator, none_in)});  // the whole order
   for (std::int64_t s = 0; s <= stages; ++s) {
     std::vector<Op> ops;
     if (control && q == 0 && s == 0)

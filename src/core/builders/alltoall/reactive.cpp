@@ -21,11 +21,17 @@ void shift_scratch(Program &program, std::int64_t by) {
 
 }  // namespace
 
+int reactive_coordinator(const Params &params) {
+  if (params.procs <= 1 || static_cast<int>(params.arrivals.size()) != params.procs) return 0;
+  return static_cast<int>(std::min_element(params.arrivals.begin(), params.arrivals.end()) - params.arrivals.begin());
+}
+
 std::vector<int> alltoall_reactive_order(const Params &params) {
-  std::vector<int> order{0};
+  const int coordinator = reactive_coordinator(params);
+  std::vector<int> order{coordinator};
   order.reserve(static_cast<std::size_t>(std::max(1, params.procs)));
   for (int rank : arrival_order(params))
-    if (rank != 0) order.push_back(rank);
+    if (rank != coordinator) order.push_back(rank);
   return order;
 }
 
@@ -54,7 +60,8 @@ Program alltoall_reactive_group(const Params &params, int rank, const std::vecto
       program.scratch_count += c;
     }
   // Sends to the latest peer first: the ranks of one group do not all
-  // start with the same target (rank 0 is everybody's first earlier).
+  // start with the same target (the coordinator is everybody's first
+  // earlier).
   for (auto to = peers.rbegin(); to != peers.rend(); ++to)
     if (const std::int64_t c = pair_count(params, rank, *to); c > 0)
       post.push_back(send_op(*to, send_buf(send_offset(params, rank, *to), c)));
@@ -87,8 +94,9 @@ Program alltoall_reactive(const Params &params, int rank) {
   // own row and column of the counts, so it always says hello).
   if (params.procs == 1 || (params.collective == Collective::alltoall && params.count == 0)) return program;
   const Region none_out = send_buf(0, 0), none_in = recv_buf(0, 0);
+  const int coordinator = order.front();
   std::vector<Op> control;  // ahead of the exchange's ops: each pair's first message
-  if (rank == 0) {
+  if (rank == coordinator) {
     for (int q : peers) control.push_back(recv_op(q, none_in));  // the hellos, in arrival order
     for (int q : peers) control.push_back(send_op(q, none_out));  // the answers
   } else {
@@ -99,10 +107,10 @@ Program alltoall_reactive(const Params &params, int rank) {
   if (program.steps.empty() || program.steps.front().round != 1) program.steps.insert(program.steps.begin(), Step{1, {}});
   std::vector<Op> &first = program.steps.front().ops;
   first.insert(first.begin(), control.begin(), control.end());
-  if (rank != 0) {
+  if (rank != coordinator) {
     Program greeted{rank, params.procs, program.scratch_count, {}};
-    add_step(greeted, {send_op(0, none_out)});  // hello
-    add_step(greeted, {recv_op(0, none_in)});   // the answer: the earlier ranks
+    add_step(greeted, {send_op(coordinator, none_out)});  // hello
+    add_step(greeted, {recv_op(coordinator, none_in)});   // the answer: the earlier ranks
     for (Step &step : program.steps) greeted.steps.push_back(std::move(step));
     program = std::move(greeted);
   }

@@ -271,12 +271,13 @@ struct GroupRun {
 };
 
 // The all-to-all (core/builders/reactive.hpp, alltoall/reactive): the
-// coordinator (core::reactive_coordinator) answers each hello with the ranks answered before it (a prefix of
-// `order`, sent from the array itself: reserved to P, it never moves).
-// Every rank starts the exchange with its earlier ranks, then one with
-// the later ranks whose notices (the coordinator: hellos) came together, each as
-// soon as they come, alongside those still in flight, and completes them
-// all once every later rank's has started.
+// coordinator (core::reactive_coordinator) answers each hello with the
+// ranks answered before it (a prefix of `order`, sent from the array
+// itself: reserved to P, it never moves). Every rank starts the exchange
+// with its earlier ranks, then one with the later ranks whose notices
+// (the coordinator: hellos) came together, each as soon as they come,
+// alongside those still in flight, and completes them all once every
+// later rank's has started.
 int run_alltoall(Control &control, int rank, int procs, const core::Params &params, const ExecutionBuffers &buffers,
                  const ExecutionContext &context) {
   const int coordinator = core::reactive_coordinator(params);

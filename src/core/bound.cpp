@@ -257,16 +257,30 @@ double port_time(const BoundCost &cost, double bytes, double largest) {
 // other rank must then receive it: k + P − 1, or 2(P − 1) when E is empty)
 // and `combines` reductions involving L's values (k, or P − 1 when E is
 // empty), spread at best evenly over the P ports and P processors.
+// Staggered arrivals: a rank of E that arrived less than one transfer of
+// the message before T_k cannot have sent all its values by then. With
+// the port's least time per byte b' = t(m)/m, rank j has sent at most
+// (T_k − a_j)/b' bytes by T_k; the rest, summed over E (`unsent`), less
+// one message's worth (the values no rank has to send: the rank that first
+// holds the result keeps its own), also passes the ports after T_k.
 double late_groups_end(const std::vector<double> &pat, const BoundCost &cost, double m, bool all) {
   const int procs = static_cast<int>(pat.size());
   const std::vector<int> order = latest_first(pat);
+  const double full = cost.transfer(m), per_byte = full / m, ports = cost.one_port ? 2 : 1;
   double end = 0;
   for (int k = 1; k <= procs; ++k) {
     const double t = pat[static_cast<std::size_t>(order[static_cast<std::size_t>(k - 1)])];
     const double combines = k < procs ? k : procs - 1;
     const double messages = all ? (k < procs ? procs + k - 1 : 2.0 * (procs - 1)) : combines;
-    const double per_port = (cost.one_port ? 2 : 1) * messages * m / procs;
+    const double per_port = ports * messages * m / procs;
     end = std::max(end, t + std::max(port_time(cost, per_port, m), cost.combine(combines * m / procs)));
+    double unsent = 0;  // E latest first: stop at the first rank that had a whole transfer's time
+    for (int i = k; i < procs; ++i) {
+      const double since = t - pat[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+      if (since >= full) break;
+      unsent += m - since / per_byte;
+    }
+    if (unsent > m) end = std::max(end, t + per_byte * ports * (messages * m + unsent - m) / procs);
   }
   return end;
 }

@@ -151,6 +151,21 @@ TEST(TightBound, KLateRanksOfAnAllreduceForcePPlusKMinusOneOverPMessages) {
   EXPECT_NEAR(tight_run(model(Collective::allreduce, k_late(8, 7, 20))), 20 + 2 + 0.01 * 700, 1e-12);
 }
 
+// Staggered arrivals: ranks that arrived less than one transfer of the
+// message before T_k still hold values they must send after it. α = 0,
+// β = 0.01 s/B, m = 400 B (t(m) = 4), arrivals 0, 1, 2, 3: after the last
+// arrival the three others still hold 300 + 200 + 100 bytes, less one
+// message's worth, so the ports carry 4·400 + 200 bytes after it:
+// 3 + 0.01·1800/4 = 7.5, where the k-late count alone gives 3 + 4 = 7.
+TEST(TightBound, RanksThatArrivedJustBeforeStillHoldTheirValues) {
+  Params params = model(Collective::allreduce, {0, 1, 2, 3});
+  params.cost = CostModel{0.0, 0.01, 0.001};
+  EXPECT_NEAR(tight_run(params), 7.5, 1e-12);
+  // Spread out by a transfer or more, nothing is held back: the k-late count.
+  params.arrivals = {0, 4, 8, 12};
+  EXPECT_NEAR(tight_run(params), 12 + 4, 1e-12);
+}
+
 // Monotone in k (k < P: with k = P nobody is early and the PAT is a
 // balanced one shifted by D) and in D.
 TEST(TightBound, MonotoneInTheLateRanksAndTheirDelay) {
@@ -220,7 +235,8 @@ TEST(TightBound, SegmentingAlgorithmsBeatBoundButNotTightBound) {
 
 // A lower bound holds for every algorithm: each catalogue algorithm of
 // reduce and allreduce, simulated on seeded random k-late PATs (k late
-// ranks by D, jittered), several P, both port models, ends no earlier than
+// ranks by D, jittered, and every rank uniform over one to three transfers
+// of the message), several P, both port models, ends no earlier than
 // tight_bound, and no rank exits before its per-rank bound; each message
 // carries at most the m bytes of the message (the proof's assumption).
 TEST(TightBound, NoCatalogueAlgorithmFinishesBeforeIt) {
@@ -230,7 +246,7 @@ TEST(TightBound, NoCatalogueAlgorithmFinishesBeforeIt) {
   std::vector<double> best_ratio;  // best algorithm's (run − last arrival) / (tight − last arrival)
   std::string worst;
   for (int procs : {2, 3, 4, 5, 8, 12}) {
-    for (int trial = 0; trial < 6; ++trial) {
+    for (int trial = 0; trial < 8; ++trial) {
       Params params;
       params.procs = procs;
       params.root = static_cast<int>(rng() % static_cast<unsigned>(procs));
@@ -246,6 +262,8 @@ TEST(TightBound, NoCatalogueAlgorithmFinishesBeforeIt) {
       for (int i = 0; i < procs; ++i)
         params.arrivals[static_cast<std::size_t>(ranks[static_cast<std::size_t>(i)])] =
             (i < k ? late : 0.0) + transfer * 0.1 * unit(rng);
+      if (trial >= 4)  // staggered: every rank uniform over 1–3 transfers (the held-back values count)
+        for (double &a : params.arrivals) a = transfer * (1 + 2 * unit(rng) * (trial - 3) / 2.0) * unit(rng);
       const double last = *std::max_element(params.arrivals.begin(), params.arrivals.end());
       for (Collective c : {Collective::reduce, Collective::allreduce})
         for (PortModel ports : {PortModel::full_duplex, PortModel::unidirectional}) {

@@ -60,7 +60,8 @@ range, a:b:+K an arithmetic one. Older spellings in parentheses still work.
                         ((P−1)/P of its vector) β (docs/results/reduce-scatter.md);
                         and "tight_bound" (in "all"): the proved limit over every group
                         of late ranks (allreduce: (P + k − 1)/P·m through a port after
-                        the k latest arrive), under --ports; docs/results/bounds.md;
+                        the k latest arrive, and what the ranks that came less than a
+                        transfer earlier still hold), under --ports; docs/results/bounds.md;
                         two more rows, not in "all" (--alg all,native,auto adds them):
                         "native", the fastest classic candidate of `auto` (the MPI
                         library's own, as the model sees it), and "auto", the

@@ -267,19 +267,20 @@ double late_groups_end(const std::vector<double> &pat, const BoundCost &cost, do
   const int procs = static_cast<int>(pat.size());
   const std::vector<int> order = latest_first(pat);
   const double full = cost.transfer(m), per_byte = full / m, ports = cost.one_port ? 2 : 1;
-  double end = 0;
+  auto arrival = [&](int i) { return pat[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]; };
+  double end = 0, window_sum = 0;  // window: the ranks of E that arrived less than `full` before T_k,
+  int window_end = 0;              // order[k .. window_end); T_k falls with k, so window_end only grows
   for (int k = 1; k <= procs; ++k) {
-    const double t = pat[static_cast<std::size_t>(order[static_cast<std::size_t>(k - 1)])];
+    const double t = arrival(k - 1);
     const double combines = k < procs ? k : procs - 1;
     const double messages = all ? (k < procs ? procs + k - 1 : 2.0 * (procs - 1)) : combines;
     const double per_port = ports * messages * m / procs;
     end = std::max(end, t + std::max(port_time(cost, per_port, m), cost.combine(combines * m / procs)));
-    double unsent = 0;  // E latest first: stop at the first rank that had a whole transfer's time
-    for (int i = k; i < procs; ++i) {
-      const double since = t - pat[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
-      if (since >= full) break;
-      unsent += m - since / per_byte;
-    }
+    if (window_end < k) window_end = k;
+    else window_sum -= arrival(k - 1);  // order[k − 1] is in L_k now
+    while (window_end < procs && t - arrival(window_end) < full) window_sum += arrival(window_end++);
+    const int held = window_end - k;  // Σ (m − (t − a_j)/b') over the window
+    const double unsent = held * m - (held * t - window_sum) / per_byte;
     if (unsent > m) end = std::max(end, t + per_byte * ports * (messages * m + unsent - m) / procs);
   }
   return end;

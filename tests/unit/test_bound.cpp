@@ -262,8 +262,10 @@ TEST(TightBound, NoCatalogueAlgorithmFinishesBeforeIt) {
       for (int i = 0; i < procs; ++i)
         params.arrivals[static_cast<std::size_t>(ranks[static_cast<std::size_t>(i)])] =
             (i < k ? late : 0.0) + transfer * 0.1 * unit(rng);
-      if (trial >= 4)  // staggered: every rank uniform over 1–3 transfers (the held-back values count)
-        for (double &a : params.arrivals) a = transfer * (1 + 2 * unit(rng) * (trial - 3) / 2.0) * unit(rng);
+      if (trial >= 4) {  // staggered: every rank uniform over [0, span], span 1 to 3 transfers
+        const double span = transfer * (1 + 2.0 * (trial - 4) / 3);
+        for (double &a : params.arrivals) a = span * unit(rng);
+      }
       const double last = *std::max_element(params.arrivals.begin(), params.arrivals.end());
       for (Collective c : {Collective::reduce, Collective::allreduce})
         for (PortModel ports : {PortModel::full_duplex, PortModel::unidirectional}) {

@@ -65,7 +65,24 @@ std::int64_t elements_sent(const Program &program) {
   return n;
 }
 
+bool uses_dependencies(const Program &program) {
+  for (const Step &step : program.steps)
+    for (const Op &op : step.ops)
+      if (op.tag != 0 || op.group >= 0 || op.after >= 0) return true;
+  return false;
+}
+
 namespace {
+void dependency_text(std::ostream &os, const Op &op) {
+  if (op.tag != 0) os << " tag " << op.tag;
+  if (op.group >= 0) os << " group " << op.group;
+  if (op.after >= 0) os << " after " << op.after;
+}
+void dependency_json(std::ostream &os, const Op &op) {
+  if (op.tag != 0) os << ",\"tag\":" << op.tag;
+  if (op.group >= 0) os << ",\"group\":" << op.group;
+  if (op.after >= 0) os << ",\"after\":" << op.after;
+}
 void region_text(std::ostream &os, const Region &r) {
   os << to_string(r.buffer) << '[' << r.offset << '+' << r.count << ']';
 }
@@ -102,6 +119,7 @@ std::string to_table(const Program &program) {
           region_text(os, op.dst);
           break;
       }
+      dependency_text(os, op);
       os << ';';
     }
     os << '\n';
@@ -133,6 +151,7 @@ std::string to_json(const Program &program) {
         os << ",\"dst\":";
         region_json(os, op.dst);
       }
+      dependency_json(os, op);
       os << '}';
     }
     os << "]}";

@@ -27,8 +27,23 @@
 //             by op order when the op is not commutative (mpi/executor.hpp;
 //             the simulator models the same, SimulateOptions).
 //   matching  messages between an ordered pair of ranks match first-in
-//             first-out: the k-th send from a to b is received by the k-th
-//             recv at b from a (MPI's non-overtaking rule on one tag).
+//             first-out per tag: the k-th send from a to b with tag t is
+//             received by the k-th recv at b from a with tag t (MPI's
+//             non-overtaking rule). Most Programs use tag 0 only.
+//   dependencies (within one step) a send or recv may name a group of
+//             the same step (`after`): it is posted only once every op of
+//             that group (`group`) has completed, a combining or storing
+//             recv applied; a send reads its region when it is posted.
+//             So one step can hold a relay (receive, then forward what
+//             came) or a window of sends (each after the one W earlier),
+//             and an executor runs each part as soon as its inputs are
+//             in, whatever order they come in. Rules (the validator's):
+//             local ops have no `after`; the groups' dependencies form no
+//             cycle; an op with an `after` is the only op of its kind,
+//             peer and tag in its step (so matching stays static); a send
+//             posted after a group may read memory that a recv of the
+//             step writes only if that recv is among the ops it waits for
+//             (directly or through their own `after`).
 //
 // Buffer conventions per collective (count = Params::count):
 //   reduce     send: count at every rank;   recv: count at the root only
@@ -91,6 +106,9 @@ struct Op {
   int peer = -1;                     // send and recv
   Region src;                        // send and local: the data read
   Region dst;                        // recv and local: where it lands
+  int tag = 0;                       // send and recv: the matching channel (>= 0)
+  int group = -1;                    // the op's group within its step (-1: none)
+  int after = -1;                    // send and recv: posted once group `after` of the step is complete (-1: at the step's start)
   friend bool operator==(const Op &, const Op &) = default;
 };
 
@@ -126,6 +144,15 @@ inline Op recv_op(int peer, Region dst, Combine how = Combine::store) {
 }
 inline Op copy_op(Region src, Region dst) { return {OpKind::local, Combine::store, -1, src, dst}; }
 inline Op combine_op(Region src, Region dst, Combine how) { return {OpKind::local, how, -1, src, dst}; }
+// The same op on channel `tag`, in group `group`, posted after group `after`.
+inline Op tagged(Op op, int tag, int group = -1, int after = -1) {
+  op.tag = tag;
+  op.group = group;
+  op.after = after;
+  return op;
+}
+// Whether any op of the Program uses a tag, a group or a dependency.
+bool uses_dependencies(const Program &);
 
 // Appends a step (skipping empty op lists) and returns the program for chaining.
 Program &add_step(Program &program, std::vector<Op> ops, int round = -1);

@@ -10,7 +10,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 namespace patcoll::core {
 namespace {
@@ -192,6 +195,8 @@ class Validator {
         }
         int sends = 0, recvs = 0;
         std::vector<Place> store_writes, reads;
+        std::vector<std::size_t> store_ops, read_ops;
+        if (auto e = dependency_checks(rank, s, step); !e.empty()) return e;
         for (std::size_t o = 0; o < step.ops.size(); ++o) {
           const Op &op = step.ops[o];
           if (op.kind != OpKind::local && (op.peer < 0 || op.peer >= procs_ || op.peer == rank))
@@ -208,11 +213,19 @@ class Validator {
           }
           if (op.kind == OpKind::send) {
             ++sends;
-            reads.push_back(resolve(rank, op.src));
+            // A send posted after a group reads what that group's recvs
+            // wrote (dependency_checks proves the rest of its memory calm).
+            if (op.after < 0) {
+              reads.push_back(resolve(rank, op.src));
+              read_ops.push_back(o);
+            }
           }
           if (op.kind == OpKind::recv) {
             ++recvs;
-            if (op.combine == Combine::store) store_writes.push_back(resolve(rank, op.dst));
+            if (op.combine == Combine::store) {
+              store_writes.push_back(resolve(rank, op.dst));
+              store_ops.push_back(o);
+            }
           }
         }
         if (options_.single_port && (sends > 1 || recvs > 1))
@@ -220,23 +233,143 @@ class Validator {
         for (std::size_t a = 0; a < store_writes.size(); ++a) {
           for (std::size_t b = a + 1; b < store_writes.size(); ++b)
             if (overlap(store_writes[a], store_writes[b])) return where(rank, s, 0) + "two receives store into overlapping regions";
-          for (const Place &r : reads)
-            if (overlap(store_writes[a], r)) return where(rank, s, 0) + "a receive stores into a region the same step sends";
+          for (std::size_t r = 0; r < reads.size(); ++r)
+            if (overlap(store_writes[a], reads[r]) && !waits_for(step, store_ops[a], read_ops[r]))
+              return where(rank, s, 0) + "a receive stores into a region the same step sends";
         }
       }
     }
     return {};
   }
 
-  // FIFO matching per ordered pair.
+  // Whether op `o` of `step` is posted only after op `other` has
+  // completed (directly or through groups); valid for the step
+  // dependency_checks saw last.
+  bool waits_for(const Step &step, std::size_t o, std::size_t other) const {
+    const int a = step.ops[o].after;
+    if (a < 0 || waits_step_ != &step) return false;
+    const auto &bits = waits_[static_cast<std::size_t>(a)];
+    return bits[other / 64] >> (other % 64) & 1;
+  }
+
+  static bool step_has_after(const Step &step) {
+    for (const Op &op : step.ops)
+      if (op.after >= 0) return true;
+    return false;
+  }
+
+  // The rules of tags, groups and dependencies within one step (ir.hpp).
+  std::string dependency_checks(int rank, std::size_t s, const Step &step) {
+    const std::size_t n = step.ops.size();
+    for (std::size_t o = 0; o < n; ++o) {
+      const Op &op = step.ops[o];
+      if (op.tag < 0) return where(rank, s, o) + "negative tag " + std::to_string(op.tag);
+      if (op.kind == OpKind::local && (op.after >= 0 || op.tag != 0))
+        return where(rank, s, o) + "a local op has a tag or waits for a group";
+    }
+    if (!step_has_after(step)) return {};
+    // Recvs are applied as they come, in no fixed order: only a
+    // commutative op allows that for combining ones.
+    for (std::size_t o = 0; o < n; ++o)
+      if (!params_.commutative && step.ops[o].kind == OpKind::recv && step.ops[o].combine != Combine::store)
+        return where(rank, s, o) + "combines with a non-commutative op in a step with dependencies";
+    // Members per group; every `after` names a group with members.
+    std::vector<std::vector<std::size_t>> members;
+    for (std::size_t o = 0; o < n; ++o) {
+      const int g = step.ops[o].group;
+      if (g < 0) continue;
+      if (static_cast<std::size_t>(g) >= members.size()) members.resize(static_cast<std::size_t>(g) + 1);
+      members[static_cast<std::size_t>(g)].push_back(o);
+    }
+    for (std::size_t o = 0; o < n; ++o) {
+      const int a = step.ops[o].after;
+      if (a >= 0 && (static_cast<std::size_t>(a) >= members.size() || members[static_cast<std::size_t>(a)].empty()))
+        return where(rank, s, o) + "waits for group " + std::to_string(a) + ", which has no op in the step";
+    }
+    // An op with an `after` is the only op of its kind, peer and tag.
+    std::vector<std::tuple<int, int, int, bool, std::size_t>> channels;
+    for (std::size_t o = 0; o < n; ++o) {
+      const Op &op = step.ops[o];
+      if (op.kind != OpKind::local) channels.emplace_back(static_cast<int>(op.kind), op.peer, op.tag, op.after >= 0, o);
+    }
+    std::sort(channels.begin(), channels.end());
+    for (std::size_t i = 0; i + 1 < channels.size(); ++i) {
+      const auto &x = channels[i], &y = channels[i + 1];
+      if (std::get<0>(x) == std::get<0>(y) && std::get<1>(x) == std::get<1>(y) && std::get<2>(x) == std::get<2>(y) &&
+          (std::get<3>(x) || std::get<3>(y)))
+        return where(rank, s, std::get<3>(x) ? std::get<4>(x) : std::get<4>(y)) +
+               "waits for a group and shares its peer and tag " + std::to_string(std::get<2>(x)) +
+               " with another op of the step (its matching would depend on timing)";
+    }
+    // The ops each group waits for, directly or through their own `after`
+    // (bitsets over the step's ops); a group that waits for itself never
+    // starts.
+    const std::size_t words = (n + 63) / 64;
+    std::vector<std::vector<std::uint64_t>> before(members.size());
+    std::vector<char> state(members.size(), 0);  // 0 new, 1 in progress, 2 done
+    std::string cycle;
+    std::function<void(std::size_t)> visit = [&](std::size_t g) {
+      if (!cycle.empty() || state[g] == 2) return;
+      if (state[g] == 1) {
+        cycle = where(rank, s, members[g].front()) + "group " + std::to_string(g) + " waits for itself";
+        return;
+      }
+      state[g] = 1;
+      before[g].assign(words, 0);
+      for (std::size_t o : members[g]) {
+        before[g][o / 64] |= std::uint64_t{1} << (o % 64);
+        const int a = step.ops[o].after;
+        if (a < 0) continue;
+        visit(static_cast<std::size_t>(a));
+        if (!cycle.empty()) return;
+        for (std::size_t w = 0; w < words; ++w) before[g][w] |= before[static_cast<std::size_t>(a)][w];
+      }
+      state[g] = 2;
+    };
+    for (std::size_t g = 0; g < members.size(); ++g)
+      if (!members[g].empty()) visit(g);
+    if (!cycle.empty()) return cycle;
+    waits_step_ = &step;
+    waits_ = std::move(before);
+    // A send posted after a group reads memory that a recv of the step
+    // writes only if one of the two waits for the other.
+    for (std::size_t o = 0; o < n; ++o) {
+      const Op &send = step.ops[o];
+      if (send.kind != OpKind::send || send.after < 0) continue;
+      const Place read = resolve(rank, send.src);
+      for (std::size_t r = 0; r < n; ++r) {
+        const Op &recv = step.ops[r];
+        if (recv.kind != OpKind::recv || !overlap(read, resolve(rank, recv.dst))) continue;
+        if (!waits_for(step, o, r) && !waits_for(step, r, o))
+          return where(rank, s, o) + "sends memory that op " + std::to_string(r) +
+                 " of the step receives into, and neither waits for the other";
+      }
+    }
+    return {};
+  }
+
+  // FIFO matching per ordered pair and tag.
   struct OpRef {
     int rank;
     int step;
     int op;
   };
   std::string match() {
+    // Tag 0 in a table of ordered pairs, other tags after it, numbered as
+    // they come.
     std::vector<std::vector<OpRef>> sends(static_cast<std::size_t>(procs_) * procs_), recvs(sends.size());
-    auto channel = [&](int from, int to) { return static_cast<std::size_t>(from) * procs_ + to; };
+    std::map<std::tuple<int, int, int>, std::size_t> tagged;
+    std::vector<std::tuple<int, int, int>> tagged_pairs;
+    auto channel = [&](int from, int to, int tag) -> std::size_t {
+      if (tag == 0) return static_cast<std::size_t>(from) * procs_ + to;
+      auto [it, fresh] = tagged.try_emplace({from, to, tag}, sends.size());
+      if (fresh) {
+        sends.emplace_back();
+        recvs.emplace_back();
+        tagged_pairs.emplace_back(from, to, tag);
+      }
+      return it->second;
+    };
     partner_.assign(procs_, {});
     for (int rank = 0; rank < procs_; ++rank) {
       const Program &program = programs_[rank];
@@ -246,17 +379,27 @@ class Validator {
         for (std::size_t o = 0; o < program.steps[s].ops.size(); ++o) {
           const Op &op = program.steps[s].ops[o];
           OpRef ref{rank, static_cast<int>(s), static_cast<int>(o)};
-          if (op.kind == OpKind::send) sends[channel(rank, op.peer)].push_back(ref);
-          if (op.kind == OpKind::recv) recvs[channel(op.peer, rank)].push_back(ref);
+          if (op.kind == OpKind::send) {
+            const std::size_t c = channel(rank, op.peer, op.tag);
+            sends[c].push_back(ref);
+          }
+          if (op.kind == OpKind::recv) {
+            const std::size_t c = channel(op.peer, rank, op.tag);
+            recvs[c].push_back(ref);
+          }
         }
       }
     }
-    for (int from = 0; from < procs_; ++from) {
-      for (int to = 0; to < procs_; ++to) {
-        const auto &ss = sends[channel(from, to)], &rr = recvs[channel(from, to)];
+    for (std::size_t c = 0; c < sends.size(); ++c) {
+      {
+        const bool plain = c < static_cast<std::size_t>(procs_) * procs_;
+        const auto [from, to, tag] = plain ? std::tuple<int, int, int>{static_cast<int>(c / procs_), static_cast<int>(c % procs_), 0}
+                                           : tagged_pairs[c - static_cast<std::size_t>(procs_) * procs_];
+        const auto &ss = sends[c], &rr = recvs[c];
         if (ss.size() != rr.size())
           return "rank " + std::to_string(from) + " sends " + std::to_string(ss.size()) + " messages to rank " +
-                 std::to_string(to) + ", which receives " + std::to_string(rr.size()) + " from it";
+                 std::to_string(to) + (tag ? " with tag " + std::to_string(tag) : std::string()) + ", which receives " +
+                 std::to_string(rr.size()) + " from it";
         for (std::size_t k = 0; k < ss.size(); ++k) {
           const Op &s = op_at(ss[k]), &r = op_at(rr[k]);
           if (s.src.count != r.dst.count)
@@ -271,9 +414,11 @@ class Validator {
   }
   const Op &op_at(const OpRef &r) const { return programs_[r.rank].steps[r.step].ops[r.op]; }
 
-  // Has `rank` posted the ops of `step` (it is in it, or past it)?
-  bool posted(int rank, int step) const {
-    return current_[rank] > step || (current_[rank] == step && is_posted_[rank]);
+  // Has `rank` posted op `op` of `step` (it is past the step, or in it
+  // with that op posted)?
+  bool posted(const OpRef &r) const {
+    return current_[r.rank] > r.step || (current_[r.rank] == r.step && is_posted_[r.rank] &&
+                                         op_posted_[r.rank][static_cast<std::size_t>(r.op)]);
   }
 
   std::string apply(int rank, std::size_t s, std::size_t o, const Place &dst, Combine how,
@@ -328,9 +473,16 @@ class Validator {
     return out;
   }
 
+  // Ops are posted at their step's start, or (`after`) when their group
+  // is complete; a send's payload is its region when it is posted; an op
+  // completes once its partner is posted (rendezvous), a recv applied then.
   std::string execute() {
     current_.assign(procs_, 0);
     is_posted_.assign(procs_, false);
+    op_posted_.assign(procs_, {});
+    std::vector<std::vector<char>> op_done(procs_);
+    std::vector<std::vector<int>> group_left(procs_);  // comm ops of each group not complete
+    std::vector<int> ops_left(procs_, 0);
     std::vector<std::vector<std::vector<Payload>>> payloads(procs_);
     for (int rank = 0; rank < procs_; ++rank) {
       payloads[rank].resize(programs_[rank].steps.size());
@@ -338,6 +490,19 @@ class Validator {
         payloads[rank][s].resize(programs_[rank].steps[s].ops.size());
     }
     auto done = [&](int rank) { return current_[rank] >= static_cast<int>(programs_[rank].steps.size()); };
+    // Posts op o of rank's current step (a send takes its payload now).
+    auto post = [&](int rank, int s, std::size_t o) {
+      const Op &op = programs_[rank].steps[s].ops[o];
+      if (op.kind == OpKind::send) payloads[rank][s][o] = snapshot(rank, resolve(rank, op.src));
+      op_posted_[rank][o] = 1;
+    };
+    // Group g of rank's current step is complete: post what waits for it,
+    // and on through groups that are then complete too (ops of no comm).
+    std::function<void(int, int, int)> release = [&](int rank, int s, int g) {
+      const Step &step = programs_[rank].steps[s];
+      for (std::size_t o = 0; o < step.ops.size(); ++o)
+        if (step.ops[o].after == g && !op_posted_[rank][o]) post(rank, s, o);
+    };
     bool progress = true;
     while (progress) {
       progress = false;
@@ -345,33 +510,69 @@ class Validator {
         while (!done(rank)) {
           const int s = current_[rank];
           const Step &step = programs_[rank].steps[s];
+          const std::size_t n = step.ops.size();
           if (!is_posted_[rank]) {
-            for (std::size_t o = 0; o < step.ops.size(); ++o) {
+            for (std::size_t o = 0; o < n; ++o) {
               const Op &op = step.ops[o];
               if (op.kind == OpKind::local) {
                 Payload in = snapshot(rank, resolve(rank, op.src));
                 if (auto e = apply(rank, s, o, resolve(rank, op.dst), op.combine, in.index.data(), in.bits.data()); !e.empty()) return e;
               }
             }
-            for (std::size_t o = 0; o < step.ops.size(); ++o)
-              if (step.ops[o].kind == OpKind::send) payloads[rank][s][o] = snapshot(rank, resolve(rank, step.ops[o].src));
+            op_posted_[rank].assign(n, 0);
+            op_done[rank].assign(n, 0);
+            group_left[rank].clear();
+            ops_left[rank] = 0;
+            for (std::size_t o = 0; o < n; ++o) {
+              const Op &op = step.ops[o];
+              if (op.kind == OpKind::local) continue;
+              ++ops_left[rank];
+              if (op.group < 0) continue;
+              if (static_cast<std::size_t>(op.group) >= group_left[rank].size()) group_left[rank].resize(static_cast<std::size_t>(op.group) + 1, 0);
+              ++group_left[rank][static_cast<std::size_t>(op.group)];
+            }
             is_posted_[rank] = true;
+            for (std::size_t o = 0; o < n; ++o)
+              if (step.ops[o].kind != OpKind::local && step.ops[o].after < 0) post(rank, s, o);
+            // Groups of local ops only are complete at once.
+            for (std::size_t o = 0; o < n; ++o) {
+              const int g = step.ops[o].group;
+              if (g >= 0 && step.ops[o].kind == OpKind::local && group_left[rank][static_cast<std::size_t>(g)] == 0) release(rank, s, g);
+            }
             progress = true;
           }
-          bool complete = true;
-          for (std::size_t o = 0; o < step.ops.size() && complete; ++o) {
-            if (step.ops[o].kind == OpKind::local) continue;
-            const OpRef &p = partner_[rank][s][o];
-            complete = posted(p.rank, p.step);
+          if (!step_has_after(step)) {  // phase 4 as written: every recv applied in op order once all are in
+            bool complete = true;
+            for (std::size_t o = 0; o < n && complete; ++o)
+              if (step.ops[o].kind != OpKind::local) complete = posted(partner_[rank][s][o]);
+            if (!complete) break;
+            for (std::size_t o = 0; o < n; ++o) {
+              const Op &op = step.ops[o];
+              if (op.kind != OpKind::recv) continue;
+              const OpRef &p = partner_[rank][s][o];
+              const Payload &in = payloads[p.rank][p.step][p.op];
+              if (auto e = apply(rank, s, o, resolve(rank, op.dst), op.combine, in.index.data(), in.bits.data()); !e.empty()) return e;
+            }
+            ops_left[rank] = 0;
           }
-          if (!complete) break;
-          for (std::size_t o = 0; o < step.ops.size(); ++o) {
-            const Op &op = step.ops[o];
-            if (op.kind != OpKind::recv) continue;
-            const OpRef &p = partner_[rank][s][o];
-            const Payload &in = payloads[p.rank][p.step][p.op];
-            if (auto e = apply(rank, s, o, resolve(rank, op.dst), op.combine, in.index.data(), in.bits.data()); !e.empty()) return e;
+          for (bool more = ops_left[rank] > 0; more;) {  // with dependencies: each op as it completes
+            more = false;
+            for (std::size_t o = 0; o < n; ++o) {
+              const Op &op = step.ops[o];
+              if (op.kind == OpKind::local || !op_posted_[rank][o] || op_done[rank][o]) continue;
+              const OpRef &p = partner_[rank][s][o];
+              if (!posted(p)) continue;
+              if (op.kind == OpKind::recv) {
+                const Payload &in = payloads[p.rank][p.step][p.op];
+                if (auto e = apply(rank, s, o, resolve(rank, op.dst), op.combine, in.index.data(), in.bits.data()); !e.empty()) return e;
+              }
+              op_done[rank][o] = 1;
+              --ops_left[rank];
+              more = progress = true;
+              if (op.group >= 0 && --group_left[rank][static_cast<std::size_t>(op.group)] == 0) release(rank, s, op.group);
+            }
           }
+          if (ops_left[rank] > 0) break;
           // Sent payloads are no longer needed once the step completes on
           // both sides; they are freed lazily with the whole table.
           ++current_[rank];
@@ -430,6 +631,9 @@ class Validator {
   std::vector<std::vector<std::vector<OpRef>>> partner_;
   std::vector<int> current_;
   std::vector<bool> is_posted_;
+  std::vector<std::vector<char>> op_posted_;  // the current step's ops posted
+  const Step *waits_step_ = nullptr;          // dependency_checks: the step and, per group,
+  std::vector<std::vector<std::uint64_t>> waits_;  // the ops it waits for
   // All-to-all (init_pairs): per rank the starts of its send pairs (by
   // dest) and of its receive pairs (by source), one more entry than ranks;
   // every pair's first index; every source's first index.

@@ -47,6 +47,11 @@ Program FlatPrograms::program(int rank) const {
         const Region region{flat.buffer, flat.offset, flat.count};
         Op back{flat.kind, flat.combine, flat.peer, {}, {}};
         (flat.kind == OpKind::recv ? back.dst : back.src) = region;
+        if (!deps.empty()) {
+          back.tag = deps[op].tag;
+          back.group = deps[op].group;
+          back.after = deps[op].after;
+        }
         step.ops.push_back(back);
       }
       if (flat.flags & FlatOp::kLast) break;
@@ -80,6 +85,13 @@ void FlatBuilder::write_step(const Op *ops, std::size_t count, FlatOp *dst) {
   dst[std::max<std::size_t>(count, 1) - 1].flags |= FlatOp::kLast;
 }
 
+void FlatBuilder::write_deps(const Op *ops, std::size_t count, const FlatOp *dst) {
+  if (!has_deps_) return;
+  if (out_.deps.size() != out_.ops.size()) out_.deps.assign(out_.ops.size(), FlatDeps{});
+  const auto at = static_cast<std::size_t>(dst - out_.ops.data());
+  for (std::size_t i = 0; i < count; ++i) out_.deps[at + i] = FlatDeps{ops[i].tag, ops[i].group, ops[i].after};
+}
+
 void FlatBuilder::step(const Op *ops, std::size_t count, int round) {
   const std::size_t size = std::max<std::size_t>(count, 1);
   if (overflow_ || total_ + size >= FlatOp::kNone) {
@@ -87,9 +99,17 @@ void FlatBuilder::step(const Op *ops, std::size_t count, int round) {
     return;
   }
   const auto first = static_cast<std::uint32_t>(total_);
+  bool deps = false;
+  for (std::size_t i = 0; ops && i < count && !deps; ++i) deps = ops[i].tag != 0 || ops[i].group >= 0 || ops[i].after >= 0;
+  if (deps && !has_deps_ && keep_ops_) deps_.assign(total_, FlatDeps{});
+  has_deps_ = has_deps_ || deps;
   if (keep_ops_) {
     ops_.resize(total_ + size);
     write_step(ops, count, ops_.data() + first);
+    if (has_deps_) {
+      deps_.resize(total_ + size);
+      for (std::size_t i = 0; i < count; ++i) deps_[first + i] = FlatDeps{ops[i].tag, ops[i].group, ops[i].after};
+    }
   }
   total_ += size;
   const std::uint32_t key = round >= 0 ? static_cast<std::uint32_t>(round) : index_;
@@ -102,9 +122,13 @@ FlatPrograms FlatBuilder::finish_writing(const std::function<void(std::size_t, F
 }
 
 FlatPrograms FlatBuilder::finish() {
+  if (has_deps_) out_.deps.assign(total_, FlatDeps{});
   return finish_with([&](std::size_t i, FlatOp *dst) {
     const StepRecord &s = steps_[i];
     std::copy(ops_.begin() + s.first, ops_.begin() + s.first + s.size, dst);
+    if (has_deps_)
+      std::copy(deps_.begin() + s.first, deps_.begin() + s.first + s.size,
+                out_.deps.begin() + (dst - out_.ops.data()));
   });
 }
 
@@ -150,6 +174,7 @@ FlatPrograms FlatBuilder::finish_with(Fill &&fill) {
     out_.ops[place[i] + s.size - 1].next = last_of_rank ? FlatOp::kNone : place[i + 1];
   }
   std::vector<FlatOp>().swap(ops_);
+  std::vector<FlatDeps>().swap(deps_);
   std::vector<StepRecord>().swap(steps_);
   return std::move(out_);
 }
@@ -182,6 +207,7 @@ FlatPrograms flatten_twice(int procs, Get &&get) {
     }
     const std::vector<Op> &ops = current->steps[step++].ops;
     FlatBuilder::write_step(ops.data(), ops.size(), dst);
+    builder.write_deps(ops.data(), ops.size(), dst);
   });
 }
 

@@ -67,9 +67,20 @@ struct FlatOp {
 };
 static_assert(sizeof(FlatOp) == 32, "the tag lives in what was padding");
 
+// An op's channel and dependencies (Op::tag, Op::group, Op::after), kept
+// beside the ops only when some Program uses them (FlatPrograms::deps).
+struct FlatDeps {
+  std::int32_t tag = 0;
+  std::int32_t group = -1;
+  std::int32_t after = -1;
+  bool any() const { return tag != 0 || group >= 0 || after >= 0; }
+};
+
 struct FlatPrograms {
   int procs = 0;
   std::vector<FlatOp> ops;
+  // Empty, or one entry per op: its Op::tag, Op::group and Op::after.
+  std::vector<FlatDeps> deps;
   std::vector<std::uint32_t> first;  // per rank: its first step's first op; FlatOp::kNone: no steps
   std::uint32_t tags = 0;            // ops with FlatOp::tag < tags pair by tag
   // flatten(): the first i with programs[i].rank != i (-1: none) and that
@@ -111,6 +122,9 @@ class FlatBuilder {
   // A step's ops in the flat form at dst: max(count, 1) of them (an empty
   // step is one kEmpty op), the last marked kLast.
   static void write_step(const Op *ops, std::size_t count, FlatOp *dst);
+  // The same step's channels and dependencies, where its ops were written
+  // at `dst` (a no-op unless some step given to step() had them).
+  void write_deps(const Op *ops, std::size_t count, const FlatOp *dst);
 
  private:
   // Lays the steps out; fill(i, dst) writes step i's ops (steps in the
@@ -131,6 +145,8 @@ class FlatBuilder {
   std::size_t total_ = 0;    // ops so far
   bool keep_ops_ = true;
   bool overflow_ = false;
+  bool has_deps_ = false;       // some step's op has a tag, a group or an after
+  std::vector<FlatDeps> deps_;  // keep_ops_: per op of ops_
 };
 
 FlatPrograms flatten(const std::vector<Program> &);

@@ -308,6 +308,7 @@ struct alignas(64) RankState {
   // Simulator::done_.
   int combine_op = -1;
   bool general = false;
+  bool dependencies = false;  // the step's ops wait for groups (DepStep)
   bool finished = false;
   double posted_at = 0;      // end of the current step's phase 1
   double comm_done = 0;      // latest completion in the current step
@@ -316,11 +317,24 @@ struct alignas(64) RankState {
   double recv_port_free = 0;  // unused in the unidirectional model
 };
 
+// A rank's step whose ops wait for groups (core/ir.hpp): each op is
+// posted when its group is complete, a combining recv applied as it comes
+// (the rank's one CPU, in completion order), and a group complete once
+// its last op is (applied).
+struct DepStep {
+  std::vector<int> left;       // per group: its comm ops not complete
+  std::vector<double> ready;   // per group: when its last op completed (applied)
+  double cpu = 0;              // the CPU's next free time
+  double end = 0;              // the step's latest completion so far
+};
+
 class Simulator {
  public:
   Simulator(const Params &params, const FlatPrograms &flat, const SimulateOptions &options)
-      : params_(params), flat_(flat), ops_(flat.ops), options_(options), ranks_(static_cast<std::size_t>(flat.procs)),
-        done_(static_cast<std::size_t>(flat.procs)) {}
+      : params_(params), flat_(flat), ops_(flat.ops), deps_(flat.deps), options_(options),
+        ranks_(static_cast<std::size_t>(flat.procs)), done_(static_cast<std::size_t>(flat.procs)) {
+    if (!deps_.empty()) dep_steps_.resize(static_cast<std::size_t>(flat.procs));
+  }
 
   SimulateResult run() {
     const int procs = flat_.procs;
@@ -336,6 +350,12 @@ class Simulator {
     result_.exit.assign(static_cast<std::size_t>(procs), 0.0);
     if (!flat_.error.empty()) {
       result_.error = flat_.error;
+      return std::move(result_);
+    }
+    if (!deps_.empty() && (procs >= (1 << 21) || std::any_of(deps_.begin(), deps_.end(), [](const FlatDeps &d) {
+                             return d.tag < 0 || d.tag >= (1 << 21);
+                           }))) {
+      result_.error = "tags and dependencies are simulated for fewer than 2^21 ranks, with tags in [0, 2^21)";
       return std::move(result_);
     }
     if (flat_.tags > 0) {  // zero pages: only the slots used are touched
@@ -448,6 +468,9 @@ class Simulator {
       state.posted_at = time;
       state.combine_op = -1;
       state.general = false;
+      state.dependencies = false;
+      for (std::size_t o = first; o < last && !deps_.empty(); ++o) state.dependencies = state.dependencies || deps_[o].after >= 0;
+      if (state.dependencies) start_dep_step(rank, first, last, time);
       for (std::size_t o = first; o < last; ++o) {
         const FlatOp &op = ops_[o];
         if (op.kind == OpKind::local) continue;
@@ -458,16 +481,19 @@ class Simulator {
           return;
         }
         ++state.outstanding;
-        const bool is_send = op.kind == OpKind::send;
         const bool combine = op.combining_recv();
-        if (combine) {
+        if (combine && !state.dependencies) {
           state.general = state.general || state.combine_op >= 0;  // a second one
           state.combine_op = index;
         }
-        const Posted posted{state.step, time, op.count, combine, index};
-        if (op.tag != FlatOp::kNone) post_tagged(rank, o, posted);
-        else if (is_send) post(rank, op.peer, true, posted);
-        else post(op.peer, rank, false, posted);
+        if (state.dependencies && deps_[o].after >= 0) continue;  // posted when its group is complete
+        post_op(rank, o, index, time);
+        if (!result_.error.empty()) return;
+      }
+      if (state.dependencies) {  // groups without comm ops are complete at once
+        DepStep &dep = dep_steps_[static_cast<std::size_t>(rank)];
+        for (std::size_t g = 0; g < dep.left.size() && result_.error.empty(); ++g)
+          if (dep.left[g] == 0) release_group(rank, first, last, static_cast<int>(g), time);
         if (!result_.error.empty()) return;
       }
       if (state.outstanding > 0) {  // the event queue resumes this rank
@@ -484,9 +510,77 @@ class Simulator {
     finish(rank, time);
   }
 
-  // Posts one side of the message src -> dst and matches it FIFO.
-  void post(int src, int dst, bool is_send, Posted posted) {
-    const std::size_t slot = pairs_.find_or_insert((static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst));
+  // Posts op ops_[o] (index `index` in its step) of `rank` at `time`.
+  void post_op(int rank, std::size_t o, int index, double time) {
+    const FlatOp &op = ops_[o];
+    const RankState &state = ranks_[static_cast<std::size_t>(rank)];
+    const bool is_send = op.kind == OpKind::send;
+    const Posted posted{state.step, time, op.count, op.combining_recv(), index};
+    const std::int32_t tag = deps_.empty() ? 0 : deps_[o].tag;
+    if (op.tag != FlatOp::kNone) post_tagged(rank, o, posted);
+    else if (is_send) post(rank, op.peer, true, posted, tag);
+    else post(op.peer, rank, false, posted, tag);
+  }
+
+  // A step with dependencies starts: its groups' counts.
+  void start_dep_step(int rank, std::size_t first, std::size_t last, double time) {
+    DepStep &dep = dep_steps_[static_cast<std::size_t>(rank)];
+    dep.left.clear();
+    dep.ready.clear();
+    for (std::size_t o = first; o < last; ++o) {
+      const int g = deps_[o].group;
+      if (g < 0) continue;
+      if (static_cast<std::size_t>(g) >= dep.left.size()) {
+        dep.left.resize(static_cast<std::size_t>(g) + 1, -1);
+        dep.ready.resize(static_cast<std::size_t>(g) + 1, time);
+      }
+      if (dep.left[static_cast<std::size_t>(g)] < 0) dep.left[static_cast<std::size_t>(g)] = 0;
+      if (ops_[o].kind != OpKind::local) ++dep.left[static_cast<std::size_t>(g)];
+    }
+    dep.cpu = dep.end = time;
+  }
+
+  // Group g of `rank`'s step [first, last) is complete at `time`: posts
+  // the ops that wait for it.
+  void release_group(int rank, std::size_t first, std::size_t last, int g, double time) {
+    dep_steps_[static_cast<std::size_t>(rank)].left[static_cast<std::size_t>(g)] = -1;  // released once
+    for (std::size_t o = first; o < last && result_.error.empty(); ++o)
+      if (deps_[o].after == g && ops_[o].kind != OpKind::local) post_op(rank, o, static_cast<int>(o - first), time);
+  }
+
+  // Op `op` of `rank`'s step with dependencies completed at `time`.
+  void finish_dep_op(int rank, double time, int op) {
+    RankState &state = ranks_[static_cast<std::size_t>(rank)];
+    DepStep &dep = dep_steps_[static_cast<std::size_t>(rank)];
+    const std::size_t first = state.cursor, o = first + static_cast<std::size_t>(op);
+    double applied = time;
+    if (ops_[o].combining_recv()) {
+      const std::int64_t bytes = ops_[o].count * params_.element_bytes;
+      const double start = std::max(time, dep.cpu);
+      applied = dep.cpu = start + static_cast<double>(bytes) * params_.cost.gamma;
+      if (bytes > 0) record(rank, state.step, Activity::combine, -1, start, applied, bytes);
+    }
+    dep.end = std::max(dep.end, applied);
+    const int g = deps_[o].group;
+    if (g >= 0) {
+      dep.ready[static_cast<std::size_t>(g)] = std::max(dep.ready[static_cast<std::size_t>(g)], applied);
+      if (--dep.left[static_cast<std::size_t>(g)] == 0)
+        release_group(rank, first, step_end(first), g, dep.ready[static_cast<std::size_t>(g)]);
+      if (!result_.error.empty()) return;
+    }
+    if (--state.outstanding > 0) return;
+    const double end = dep.end;
+    if (next_step(state, step_end(first))) run_steps_from(rank, end);
+    else finish(rank, end);
+  }
+
+  // Posts one side of the message src -> dst (on channel `tag`) and
+  // matches it FIFO.
+  void post(int src, int dst, bool is_send, Posted posted, std::int32_t tag = 0) {
+    const std::uint64_t key = tag == 0 ? (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst)
+                                       : std::uint64_t{1} << 63 | static_cast<std::uint64_t>(tag) << 42 |
+                                             static_cast<std::uint64_t>(src) << 21 | static_cast<std::uint64_t>(dst);
+    const std::size_t slot = pairs_.find_or_insert(key);
     PairQueue &pair = pairs_.queue(slot);
     if (pair.head < 0 || pair.sends == is_send) {  // nothing to match: wait in the FIFO
       std::int32_t node;
@@ -616,6 +710,7 @@ class Simulator {
 
   void finish_op(int rank, double time, int op) {
     RankState &state = ranks_[static_cast<std::size_t>(rank)];
+    if (state.dependencies) return finish_dep_op(rank, time, op);
     state.comm_done = std::max(state.comm_done, time);
     if (options_.combine_on_arrival) {
       if (state.general) done_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(op)] = time;
@@ -713,9 +808,11 @@ class Simulator {
   const Params &params_;
   const FlatPrograms &flat_;
   const std::vector<FlatOp> &ops_;
+  const std::vector<FlatDeps> &deps_;
   const SimulateOptions &options_;
   std::vector<RankState> ranks_;
   std::vector<std::vector<double>> done_;  // per rank: completion time of each op of a `general` step
+  std::vector<DepStep> dep_steps_;          // per rank, when the Programs have dependencies
   std::vector<Message> messages_;
   std::vector<std::int32_t> free_messages_;
   PairTable pairs_;

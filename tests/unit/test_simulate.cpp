@@ -6,7 +6,9 @@
 #include <random>
 
 #include "core/algorithm.hpp"
+#include "core/flat.hpp"
 #include "core/simulate.hpp"
+#include "relay_programs.hpp"
 
 using namespace patcoll::core;
 
@@ -426,4 +428,89 @@ TEST(Simulate, EveryCatalogueAlgorithmRunsToCompletionInBothPortModels) {
             ++cases;
           }
   EXPECT_GT(cases, 100);
+}
+
+// ---- Tags, groups and dependencies within a step (core/ir.hpp) -----------
+
+TEST(SimulateDependencies, AForwardLeavesAsSoonAsItsGroupIsIn) {
+  // Rank 1 receives A from rank 0 (at once) and B from rank 3 (which
+  // arrives at 100), and forwards A to rank 2. In one step with the
+  // forward after A's group, rank 2 has A after two transfers; as two
+  // steps (receive both, then forward) it waits for B.
+  Params params = model(4);
+  params.arrivals = {0, 0, 0, 100};
+  auto programs = empty_programs(4);
+  programs[1].scratch_count = 200;
+  add_step(programs[0], {send_op(1, send_buf(0, 100))});
+  add_step(programs[3], {send_op(1, send_buf(0, 100))});
+  add_step(programs[1], {tagged(recv_op(0, scratch_buf(0, 100)), 0, 0), recv_op(3, scratch_buf(100, 100)),
+                         tagged(send_op(2, scratch_buf(0, 100)), 0, -1, 0)});
+  add_step(programs[2], {recv_op(1, recv_buf(0, 100))});
+  SimulateResult r = simulate(params, programs);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.exit[2], 2 * kTransfer);
+  EXPECT_DOUBLE_EQ(r.exit[1], 100 + kTransfer);  // the step ends with B
+
+  auto steps = programs;
+  steps[1].steps[0].ops.pop_back();
+  steps[1].steps[0].ops[0] = recv_op(0, scratch_buf(0, 100));
+  add_step(steps[1], {send_op(2, scratch_buf(0, 100))});
+  r = simulate(params, steps);
+  ASSERT_EQ(r.error, "");
+  EXPECT_DOUBLE_EQ(r.exit[2], 100 + 2 * kTransfer);
+}
+
+TEST(SimulateDependencies, AForwardWaitsForItsGroupsCombines) {
+  // Rank 0 adds two parts (γ each, one after the other on its CPU), then
+  // forwards the sum.
+  Params params = model(4);
+  auto programs = empty_programs(4);
+  add_step(programs[1], {send_op(0, send_buf(0, 100))});
+  add_step(programs[2], {send_op(0, send_buf(0, 100))});
+  add_step(programs[0], {copy_op(send_buf(0, 100), recv_buf(0, 100)), tagged(recv_op(1, recv_buf(0, 100), Combine::left), 0, 0),
+                         tagged(recv_op(2, recv_buf(0, 100), Combine::left), 0, 0),
+                         tagged(send_op(3, recv_buf(0, 100)), 0, -1, 0)});
+  add_step(programs[3], {recv_op(0, recv_buf(0, 100))});
+  const SimulateResult r = simulate(params, programs);
+  ASSERT_EQ(r.error, "");
+  // Both parts come in together (one per sender, the receive port takes
+  // them one after the other): the second at 2 transfers, its combine
+  // after the first's.
+  EXPECT_DOUBLE_EQ(r.exit[3], 2 * kTransfer + kCombine + kTransfer);
+}
+
+TEST(SimulateDependencies, TagsMatchEachChannelFirstInFirstOut) {
+  auto programs = empty_programs(2);
+  add_step(programs[0], {tagged(send_op(1, send_buf(0, 2)), 1), tagged(send_op(1, send_buf(0, 3)), 2)});
+  add_step(programs[1], {tagged(recv_op(0, recv_buf(0, 3)), 2), tagged(recv_op(0, recv_buf(3, 2)), 1)});
+  EXPECT_EQ(simulate(model(2), programs).error, "");
+  programs[1].steps[0].ops[0].tag = 0;  // now it waits on tag 0, where nothing comes
+  programs[1].steps[0].ops[1].tag = 0;
+  programs[0].steps[0].ops[0].tag = 0;
+  programs[0].steps[0].ops[1].tag = 0;
+  EXPECT_NE(simulate(model(2), programs).error.find("receives"), std::string::npos);  // FIFO: 2 elements into 3
+}
+
+TEST(SimulateDependencies, OwnerTreesRunAndMatchTheirFlatForm) {
+  for (int procs : {2, 3, 8, 13}) {
+    Params params = model(procs);
+    params.collective = Collective::allreduce;
+    params.count = 1000;
+    const auto programs = relay_programs::allreduce_owner_trees_all(params, 3 * procs, 4);
+    const SimulateResult r = simulate(params, programs);
+    ASSERT_EQ(r.error, "") << procs;
+    EXPECT_GT(r.run_time, 0);
+    const FlatPrograms flat = flatten(programs);
+    ASSERT_EQ(flat.deps.size(), flat.ops.size());
+    for (int rank = 0; rank < procs; ++rank) {
+      const Program back = flat.program(rank);
+      ASSERT_EQ(back.steps.size(), 1u);
+      for (std::size_t o = 0; o < back.steps[0].ops.size(); ++o) {
+        const Op &a = back.steps[0].ops[o], &b = programs[static_cast<std::size_t>(rank)].steps[0].ops[o];
+        EXPECT_EQ(a.tag, b.tag);
+        EXPECT_EQ(a.group, b.group);
+        EXPECT_EQ(a.after, b.after);
+      }
+    }
+  }
 }

@@ -144,44 +144,95 @@ void Execution::post(const core::Step &step) {
   slots_.clear();
   barriers_.clear();
   posted_ = outstanding_ = unapplied_ = 0;
+  dependencies_ = false;
   std::int64_t staging_offset = 0;
   for (const core::Op &op : step.ops) {
     if (op.kind == OpKind::local) continue;
     const bool is_send = op.kind == OpKind::send;
     const core::Region &region = is_send ? op.src : op.dst;
-    const int n = static_cast<int>(region.count);
     Slot slot;
     slot.op = &op;
     char *memory = static_cast<char *>(address(region)) + type.true_lb;
     slot.lo = memory;
     slot.hi = memory + type.span_bytes(region.count);
-    void *target = address(region);
     if (is_combining_recv(op)) {
       slot.staged = type.element(workspace_->staging.base(), staging_offset);
       staging_offset += region.count;
-      target = slot.staged;
       ++unapplied_;
-    } else {
-      barriers_.push_back(posted_);
     }
-    MPI_Request &request = workspace_->requests[static_cast<std::size_t>(posted_)];
-    const bool synchronous = is_send && program_->synchronous_sends;
-    const int rc = !is_send     ? MPI_Irecv(target, n, type.type, op.peer, context_.tag, context_.comm, &request)
-                   : synchronous ? MPI_Issend(target, n, type.type, op.peer, context_.tag, context_.comm, &request)
-                                 : MPI_Isend(target, n, type.type, op.peer, context_.tag, context_.comm, &request);
-    if (rc != MPI_SUCCESS) {
-      note_error(mpi_failure(rc, !is_send ? "MPI_Irecv" : synchronous ? "MPI_Issend" : "MPI_Isend"));
-      request = MPI_REQUEST_NULL;
-      slot.done = true;
-    } else {
-      ++outstanding_;
-    }
+    workspace_->requests[static_cast<std::size_t>(posted_)] = MPI_REQUEST_NULL;
     slots_.push_back(slot);
     ++posted_;
+    ++outstanding_;
+    dependencies_ = dependencies_ || op.after >= 0;
+  }
+  if (dependencies_) {  // the groups: what each still needs, and what waits for it
+    group_left_.clear();
+    for (std::vector<int> &w : waiting_) w.clear();
+    auto grow = [&](int g) {
+      if (static_cast<std::size_t>(g) >= group_left_.size()) group_left_.resize(static_cast<std::size_t>(g) + 1, 0);
+      if (static_cast<std::size_t>(g) >= waiting_.size()) waiting_.resize(static_cast<std::size_t>(g) + 1);
+    };
+    for (int i = 0; i < posted_; ++i) {
+      const core::Op &op = *slots_[static_cast<std::size_t>(i)].op;
+      if (op.group >= 0) grow(op.group), ++group_left_[static_cast<std::size_t>(op.group)];
+      if (op.after >= 0) grow(op.after), waiting_[static_cast<std::size_t>(op.after)].push_back(i);
+    }
+  }
+  for (int i = 0; i < posted_; ++i)
+    if (!dependencies_ || slots_[static_cast<std::size_t>(i)].op->after < 0) post_slot(i);
+  if (dependencies_)  // a group of local ops only is complete at once
+    for (std::size_t g = 0; g < group_left_.size(); ++g)
+      if (group_left_[g] == 0)
+        for (int d : waiting_[g]) post_slot(d);
+}
+
+void Execution::post_slot(int index) {
+  Slot &slot = slots_[static_cast<std::size_t>(index)];
+  const core::Op &op = *slot.op;
+  const TypeInfo &type = context_.type;
+  const bool is_send = op.kind == OpKind::send;
+  const core::Region &region = is_send ? op.src : op.dst;
+  const int n = static_cast<int>(region.count);
+  void *target = slot.staged ? slot.staged : address(region);
+  slot.posted = true;
+  if (!is_combining_recv(op)) barriers_.push_back(index);
+  MPI_Request &request = workspace_->requests[static_cast<std::size_t>(index)];
+  if (op.tag < 0 || op.tag >= context_.tags) {
+    note_error(fail(MPI_ERR_TAG, "the schedule uses tag " + std::to_string(op.tag) + " of a call that reserved " +
+                                     std::to_string(context_.tags)));
+    slot.done = true;
+    --outstanding_;
+    if (!is_combining_recv(op)) count_in_group(index);
+    return;
+  }
+  const int tag = context_.tag + op.tag;
+  const bool synchronous = is_send && program_->synchronous_sends;
+  const int rc = !is_send     ? MPI_Irecv(target, n, type.type, op.peer, tag, context_.comm, &request)
+                 : synchronous ? MPI_Issend(target, n, type.type, op.peer, tag, context_.comm, &request)
+                               : MPI_Isend(target, n, type.type, op.peer, tag, context_.comm, &request);
+  if (rc != MPI_SUCCESS) {
+    note_error(mpi_failure(rc, !is_send ? "MPI_Irecv" : synchronous ? "MPI_Issend" : "MPI_Isend"));
+    request = MPI_REQUEST_NULL;
+    slot.done = true;
+    --outstanding_;
+    if (!is_combining_recv(op)) count_in_group(index);
   }
 }
 
+void Execution::count_in_group(int index) {
+  if (!dependencies_) return;
+  const int g = slots_[static_cast<std::size_t>(index)].op->group;
+  if (g < 0 || --group_left_[static_cast<std::size_t>(g)] > 0) return;
+  for (int d : waiting_[static_cast<std::size_t>(g)]) post_slot(d);
+}
+
 void Execution::apply(Slot &slot) {
+  apply_data(slot);
+  count_in_group(static_cast<int>(&slot - slots_.data()));
+}
+
+void Execution::apply_data(Slot &slot) {
   const core::Op &op = *slot.op;
   const int n = static_cast<int>(op.dst.count);
   slot.applied = true;
@@ -203,7 +254,9 @@ void Execution::apply(Slot &slot) {
 
 void Execution::apply_ready_combines() {
   if (unapplied_ == 0) return;
-  if (mode_ == CombineMode::wait && outstanding_ > 0) return;  // after the step's wait, in op order
+  // After the step's wait, in op order (not where ops wait for groups:
+  // those need their groups' combines as they come).
+  if (mode_ == CombineMode::wait && !dependencies_ && outstanding_ > 0) return;
   auto overlaps = [](const char *lo, const char *hi, const Slot &other) { return lo < other.hi && other.lo < hi; };
   blocked_.clear();
   for (Slot &slot : slots_) {
@@ -225,9 +278,10 @@ void Execution::apply_ready_combines() {
 
 void Execution::complete_request(int index, const MPI_Status *status) {
   Slot &slot = slots_[static_cast<std::size_t>(index)];
-  if (slot.done) return;
+  if (slot.done || !slot.posted) return;
   slot.done = true;
   --outstanding_;
+  if (!is_combining_recv(*slot.op)) count_in_group(index);  // a combining recv counts once applied
   if (!status) return;
   if (status->MPI_ERROR != MPI_SUCCESS && status->MPI_ERROR != MPI_ERR_PENDING) {
     note_error(mpi_failure(status->MPI_ERROR, slot.op->kind == OpKind::send ? "a send" : "a receive"));
@@ -258,7 +312,7 @@ void Execution::complete_one_by_one() {
 int Execution::progress(bool block, bool &made_progress) {
   made_progress = false;
   if (outstanding_ == 0) return MPI_SUCCESS;
-  if (mode_ == CombineMode::wait) return progress_all(block, made_progress);
+  if (mode_ == CombineMode::wait && !dependencies_) return progress_all(block, made_progress);
   Workspace &w = *workspace_;
   int count = 0;
   const int rc = block ? PMPI_Waitsome(posted_, w.requests.data(), &count, w.indices.data(), w.statuses.data())
@@ -273,6 +327,11 @@ int Execution::progress(bool block, bool &made_progress) {
   if (count == MPI_UNDEFINED) {  // no active request left
     for (int i = 0; i < posted_; ++i) complete_request(i, nullptr);
     made_progress = true;
+    if (outstanding_ > 0 && unapplied_ == 0) {  // ops wait for a group that cannot complete: not a valid Program
+      note_error(fail(MPI_ERR_INTERN, "the schedule's ops wait for a group that never completes"));
+      for (Slot &slot : slots_)
+        if (!slot.posted) slot.posted = slot.done = true, --outstanding_;
+    }
     return MPI_SUCCESS;
   }
   for (int k = 0; k < count; ++k) {

@@ -69,9 +69,10 @@ struct ExecutionBuffers {
 
 struct ExecutionContext {
   MPI_Comm comm = MPI_COMM_NULL;  // patcoll's private duplicate
-  int tag = 0;                    // this call's tag
+  int tag = 0;                    // this call's tag: an op's Op::tag t is MPI tag `tag + t`
   MPI_Op op = MPI_OP_NULL;        // MPI_OP_NULL for scatter/gather
   TypeInfo type;
+  int tags = 1;                   // the tags reserved for the call from `tag` on: Op::tag < tags
 };
 
 // What a Program needs besides the user's buffers, computed once per
@@ -124,17 +125,24 @@ class Execution {
     void *staged = nullptr;                 // combining recv: where it lands
     const char *lo = nullptr, *hi = nullptr; // the bytes the op reads (send) or writes (recv)
     bool done = false, applied = false;
+    bool posted = false;                    // false while it waits for its group (Op::after)
   };
 
   void *address(const core::Region &region);
   void note_error(int rc);
   void run_locals(const core::Step &step);
   void post(const core::Step &step);
+  // Posts slot `index` (MPI_Isend / MPI_Issend / MPI_Irecv).
+  void post_slot(int index);
+  // Slot `index` is complete (and applied): counts it in its group, and
+  // posts what waits for a group that is then complete.
+  void count_in_group(int index);
   // Marks request `index` complete; `status` may carry an error.
   void complete_request(int index, const MPI_Status *status);
   // Applies the combining recvs whose turn it is (see the rules above).
   void apply_ready_combines();
-  void apply(Slot &slot);
+  void apply(Slot &slot);       // the data, then its group
+  void apply_data(Slot &slot);
   // Advances through steps while the current one is finished (running
   // the next one's local ops and posting its messages); returns when a step
   // waits on communication or the Program is complete.
@@ -159,6 +167,11 @@ class Execution {
   int error_ = MPI_SUCCESS;
   std::vector<Slot> slots_;
   std::vector<int> barriers_;  // slots (sends and store recvs) a combine may have to wait for
+  // A step whose ops wait for groups (core/ir.hpp): per group, its slots
+  // not yet complete (and applied) and the slots that wait for it.
+  bool dependencies_ = false;
+  std::vector<int> group_left_;
+  std::vector<std::vector<int>> waiting_;
   std::vector<std::pair<const char *, const char *>> blocked_;  // scratch of apply_ready_combines
 };
 

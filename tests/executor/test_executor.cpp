@@ -7,6 +7,8 @@
 //     is MPI_ERR_ARG before anything is posted);
 //   - a combine waits for a send of the same step that reads its memory;
 //   - start/test keep the position across calls; a Workspace is reused;
+//   - ops that wait for a group (core/ir.hpp) are posted once it is
+//     complete, not at the step's end; tags keep the channels apart;
 //   - a failure (a truncated receive) mid-collective is returned on the
 //     rank where it happened, every rank still completes the schedule's
 //     communication, and the next collective on the communicator works.
@@ -25,6 +27,7 @@
 #include "mpi/executor.hpp"
 #include "mpi_test.hpp"
 #include "patcoll.h"
+#include "relay_programs.hpp"
 
 using namespace patcoll;
 using core::Combine;
@@ -325,6 +328,64 @@ void truncated_receive(test::Suite &suite, Fixture &f) {
   }
 }
 
+// Tags, groups and dependencies (core/ir.hpp): the one-step owner-trees
+// allreduce of tests/unit/relay_programs.hpp gives MPI_Allreduce's sum,
+// in place too, whatever the units and window, in both combine modes.
+void owner_trees(test::Suite &suite, Fixture &f) {
+  for (int units : {1, f.size, 3 * f.size + 1})
+    for (int window : {1, 4})
+      for (int count : {0, 1, 1000})
+        for (bool in_place : {false, true}) {
+          core::Params params;
+          params.collective = core::Collective::allreduce;
+          params.procs = f.size;
+          params.count = count;
+          const Program program = relay_programs::allreduce_owner_trees(params, f.rank, units, window);
+          std::vector<int> send(static_cast<std::size_t>(count)), recv(static_cast<std::size_t>(count), -1);
+          for (int i = 0; i < count; ++i) send[static_cast<std::size_t>(i)] = 1000 * f.rank + i;
+          if (in_place) recv = send;
+          mpi::ExecutionContext context = f.context(MPI_INT, MPI_SUM);
+          context.tags = units + 1;
+          f.tag += units;  // the tags this call used
+          const int rc = mpi::execute(program, {in_place ? recv.data() : send.data(), recv.data()}, context);
+          bool right = rc == MPI_SUCCESS;
+          for (int i = 0; i < count && right; ++i) right = recv[static_cast<std::size_t>(i)] == 1000 * f.size * (f.size - 1) / 2 + f.size * i;
+          suite.check(right, "owner trees: units " + std::to_string(units) + " window " + std::to_string(window) + " count " +
+                                 std::to_string(count) + (in_place ? " in place" : "") + ": " + test::error_class_name(rc));
+        }
+}
+
+// A forward waits for its group only: rank 1 relays rank 0's message to
+// rank 2 in the step where it also receives rank 3's, and rank 3 sends
+// only once rank 2 has the relayed message (told on MPI_COMM_WORLD). An
+// executor that waited for the whole step before forwarding would hang.
+void forward_before_the_step_ends(test::Suite &suite, Fixture &f) {
+  if (f.size < 4) return;
+  std::vector<int> send(4, f.rank), recv(8, -1);
+  Program program = f.empty();
+  program.scratch_count = 0;
+  if (f.rank == 0) core::add_step(program, {core::send_op(1, core::send_buf(0, 4))});
+  if (f.rank == 1)
+    core::add_step(program, {core::tagged(core::recv_op(0, core::recv_buf(0, 4)), 0, 0),
+                             core::recv_op(3, core::recv_buf(4, 4)),
+                             core::tagged(core::send_op(2, core::recv_buf(0, 4)), 0, -1, 0)});
+  if (f.rank == 2) core::add_step(program, {core::recv_op(1, core::recv_buf(0, 4))});
+  if (f.rank == 3) core::add_step(program, {core::send_op(1, core::send_buf(0, 4))});
+  mpi::ExecutionContext context = f.context(MPI_INT, MPI_SUM);
+  int rc = MPI_SUCCESS;
+  if (f.rank == 3) {
+    int go = 0;
+    MPI_Recv(&go, 1, MPI_INT, 2, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  if (f.rank <= 3) rc = mpi::execute(program, {send.data(), recv.data()}, context);
+  if (f.rank == 2) {
+    int go = 1;
+    MPI_Send(&go, 1, MPI_INT, 3, 77, MPI_COMM_WORLD);
+    suite.check(rc == MPI_SUCCESS && recv[0] == 0 && recv[3] == 0, "the relayed message came before the step's other one");
+  }
+  if (f.rank == 1) suite.check(rc == MPI_SUCCESS && recv[4] == 3, "the relay's step ends with the late message");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -345,7 +406,12 @@ int main(int argc, char **argv) {
       resumable_and_reused(suite, f);
       truncated_receive(suite, f);
     }
+    for (mpi::CombineMode mode : {mpi::CombineMode::arrival, mpi::CombineMode::wait}) {
+      mpi::set_combine_mode(mode);
+      owner_trees(suite, f);
+    }
     mpi::set_combine_mode(mpi::CombineMode::arrival);
+    forward_before_the_step_ends(suite, f);
     rc = suite.finish();
   }
   MPI_Finalize();

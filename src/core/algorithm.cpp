@@ -44,7 +44,8 @@ std::string capabilities_to_string(Capabilities capabilities) {
                                              {takes_radix, "radix"},
                                              {takes_segment_sizes, "segment_sizes"},
                                              {background, "background"},
-                                             {reactive, "reactive"}});
+                                             {reactive, "reactive"},
+                                             {by_name_only, "by_name_only"}});
 }
 
 std::vector<std::string_view> aliases_of(const Algorithm &algorithm) {

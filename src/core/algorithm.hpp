@@ -74,6 +74,7 @@ enum Capability : std::uint32_t {
   reactive = 1u << 5,             // follows the arrival order observed at run time
                                   // (builders/reactive.hpp): blocking calls only; its
                                   // catalogue Programs are those of Params::arrivals' order
+  by_name_only = 1u << 6,         // `auto` does not rank it: run where a user names it
 };
 
 struct Restrictions {
@@ -113,7 +114,15 @@ struct Algorithm {
   // steps as build_all (tests/unit/test_flat.cpp); null: build_flat()
   // flattens the Programs as it builds them.
   BuildFlat build_flat = nullptr;
+  // The MPI tags one call needs (Op::tag < tags(params)), the same at
+  // every rank; null: 1 (every op on tag 0).
+  int (*tags)(const Params &) = nullptr;
 };
+
+// Algorithm::tags, or 1.
+inline int tags_of(const Algorithm &algorithm, const Params &params) {
+  return algorithm.tags ? algorithm.tags(params) : 1;
+}
 
 // The row's aliases, one string each.
 std::vector<std::string_view> aliases_of(const Algorithm &);

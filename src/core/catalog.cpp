@@ -38,6 +38,7 @@ constexpr Restrictions even_procs{needs_even_procs};
 constexpr Capabilities plain{};
 constexpr Capabilities pap{pap_aware};
 constexpr Capabilities scheduled{pap_aware | schedule_based};
+constexpr Capabilities scheduled_by_name{pap_aware | schedule_based | by_name_only};
 constexpr Capabilities radix{takes_radix};
 constexpr Capabilities scheduled_sizes{pap_aware | schedule_based | takes_segment_sizes};
 constexpr Capabilities in_background{pap_aware | background};
@@ -71,6 +72,7 @@ const Algorithm kAlgorithms[] = {
     // --- MPI_Allreduce: reactive (blocking calls) -------------------------
     {C::allreduce, "reactive", commutative, reacts, "", "", "reactive reduce to rank 0 in the arrival order observed at run time, then a broadcast (binomial, or a pipelined chain from 64 KiB); blocking calls only", allreduce_reactive, nullptr},
     {C::allreduce, "reactive_owners", commutative, reacts, "", "", "the first 3/4 of the ranks to arrive own one block each and reduce-scatter their data; the later ones send their parts to the owners and receive the results in pipelined stages (hellos to rank 0); blocking calls only", allreduce_reactive_owners, nullptr},
+    {C::allreduce, "owner_trees", commutative, scheduled_by_name, "", "", "PAT-driven: ranks own units of the vector weighted by arrival (the latest none); every rank sends its parts to the owners in one interleaved order; each unit's sum goes down a tree whose inner ranks are those with idle send ports; one step per rank, each part run as soon as its inputs are in", allreduce_owner_trees, allreduce_owner_trees_all, nullptr, owner_trees_tags},
     // --- MPI_Scatter -----------------------------------------------------
     {C::scatter, "linear", none, plain, "lin", "", "root sends every block in rank order", scatter_linear, scatter_linear_all},
     {C::scatter, "binomial", none, plain, "bnom", "", "binomial tree, halves forwarded largest first", scatter_binomial, scatter_binomial_all},

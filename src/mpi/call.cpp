@@ -155,7 +155,12 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
     return rc;
   bool declined = false;
   if (int rc = check_reactive_blocking(collective, *entry, run, declined); rc != MPI_SUCCESS || declined) return rc;
-  const int tag = state->next_tag();
+  const int tags = entry->native() ? 1 : core::tags_of(*entry->algorithm, params);
+  if (tags > state->tag_space())
+    return fail(MPI_ERR_ARG, std::string(entry->name) + " needs " + std::to_string(tags) +
+                                 " tags per call; this communicator's MPI_TAG_UB leaves " +
+                                 std::to_string(state->tag_space()));
+  const int tag = state->next_tags(tags);
   if (count == 0 || state->size == 1) {
     if (count > 0 && !in_place) {
       std::vector<char> pack;
@@ -176,7 +181,7 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
   run.program = program(state->programs, state->rank, *entry, params);
   run.state = state;
   run.reusable = !(entry->capabilities & core::pap_aware);
-  run.context = ExecutionContext{state->comm, tag, op, type};
+  run.context = ExecutionContext{state->comm, tag, op, type, tags};
   run.buffers = ExecutionBuffers{in_place ? recvbuf : sendbuf, recvbuf};
   return MPI_SUCCESS;
 }
@@ -364,7 +369,7 @@ int persistent_preparation(const NativeCall &call, const std::string &algorithm,
       }
     } else if (first->reusable) {
       run = *first;
-      run.context.tag = first->state->next_tag();
+      run.context.tag = first->state->next_tags(run.context.tags);
       return MPI_SUCCESS;
     }
     return prepare_call(call, algorithm.c_str(), run);

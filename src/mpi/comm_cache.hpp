@@ -174,9 +174,22 @@ struct CommState {
   // The tag of the next collective call: the same on every rank because
   // collectives on a communicator are called in the same order everywhere;
   // above the history's tags.
-  int next_tag() {
-    return kHistoryTags + static_cast<int>(sequence++ % static_cast<std::uint64_t>(tag_ub - kHistoryTags + 1));
+  int next_tag() { return next_tags(1); }
+  // `count` consecutive tags from the one returned (a Program with
+  // Op::tag < count, core::Algorithm::tags), never wrapping past MPI_TAG_UB;
+  // the same on every rank when every rank asks for the same count.
+  // count <= tag_space().
+  int next_tags(int count) {
+    const std::uint64_t range = tag_space();
+    std::uint64_t at = sequence % range;
+    if (at + static_cast<std::uint64_t>(count) > range) {
+      sequence += range - at;
+      at = 0;
+    }
+    sequence += static_cast<std::uint64_t>(count);
+    return kHistoryTags + static_cast<int>(at);
   }
+  int tag_space() const { return tag_ub - kHistoryTags + 1; }
 };
 
 // Programs kept per cache (PATCOLL_SCHEDULE_CACHE).

@@ -25,6 +25,11 @@ void append_over_positions(Program &program, const Program &positional, const st
 Program allreduce_slt(const Params &, int rank);
 std::vector<Program> allreduce_slt_all(const Params &);  // one plan for every rank
 FlatPrograms allreduce_slt_flat(const Params &);         // the same, flattened rank by rank
+// allreduce/owner_trees (owner_trees.cpp): one step per rank with tags and
+// dependencies; the call reserves owner_trees_tags(params) tags.
+Program allreduce_owner_trees(const Params &, int rank);
+std::vector<Program> allreduce_owner_trees_all(const Params &);
+int owner_trees_tags(const Params &);
 Program allreduce_prr(const Params &, int rank);
 // prr's regime: true when the latest process is late enough for the
 // prereduced form (presteps among the others, then P−1 exchanges with it).

@@ -49,7 +49,8 @@ std::vector<Prediction> predict_candidates(const Params &params) {
   if (std::isfinite(best_classic)) out.insert(out.begin(), Prediction{native_name, best_classic, false});
   for (const Algorithm &algorithm : algorithms())
     if (algorithm.collective == params.collective && (algorithm.capabilities & pap_aware) &&
-        !(algorithm.capabilities & background))  // a background row is its base in the foreground
+        !(algorithm.capabilities & background) &&  // a background row is its base in the foreground
+        !(algorithm.capabilities & by_name_only))
       consider(algorithm, true);
   fastest_first(out);
   return out;
@@ -68,7 +69,7 @@ std::vector<Prediction> predict_balanced(const Params &params) {
     // background row needs the PAT runtime's thread; a reactive one serves
     // blocking calls only.
     if (algorithm.collective != flat.collective || (algorithm.capabilities & background) ||
-        (algorithm.capabilities & reactive))
+        (algorithm.capabilities & reactive) || (algorithm.capabilities & by_name_only))
       continue;
     if (!unsupported_reason(algorithm, flat).empty()) continue;
     const SimulateResult result = simulate(algorithm, flat);

@@ -68,7 +68,7 @@ std::int64_t elements_sent(const Program &program) {
 bool uses_dependencies(const Program &program) {
   for (const Step &step : program.steps)
     for (const Op &op : step.ops)
-      if (op.tag != 0 || op.group >= 0 || op.after >= 0) return true;
+      if (op.tag != 0 || op.group >= 0 || op.after >= 0 || op.synchronous) return true;
   return false;
 }
 
@@ -77,11 +77,13 @@ void dependency_text(std::ostream &os, const Op &op) {
   if (op.tag != 0) os << " tag " << op.tag;
   if (op.group >= 0) os << " group " << op.group;
   if (op.after >= 0) os << " after " << op.after;
+  if (op.synchronous) os << " synchronous";
 }
 void dependency_json(std::ostream &os, const Op &op) {
   if (op.tag != 0) os << ",\"tag\":" << op.tag;
   if (op.group >= 0) os << ",\"group\":" << op.group;
   if (op.after >= 0) os << ",\"after\":" << op.after;
+  if (op.synchronous) os << ",\"synchronous\":true";
 }
 void region_text(std::ostream &os, const Region &r) {
   os << to_string(r.buffer) << '[' << r.offset << '+' << r.count << ']';

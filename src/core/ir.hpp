@@ -109,6 +109,9 @@ struct Op {
   int tag = 0;                       // send and recv: the matching channel (>= 0)
   int group = -1;                    // the op's group within its step (-1: none)
   int after = -1;                    // send and recv: posted once group `after` of the step is complete (-1: at the step's start)
+  bool synchronous = false;          // send: complete only once the receiver has taken it (MPI_Issend), as
+                                     // every send of a Program with synchronous_sends; a window of sends
+                                     // (each after the one W earlier) counts taken sends this way
   friend bool operator==(const Op &, const Op &) = default;
 };
 
@@ -149,6 +152,11 @@ inline Op tagged(Op op, int tag, int group = -1, int after = -1) {
   op.tag = tag;
   op.group = group;
   op.after = after;
+  return op;
+}
+// The same send, synchronous (Op::synchronous).
+inline Op synchronous(Op op) {
+  op.synchronous = true;
   return op;
 }
 // Whether any op of the Program uses a tag, a group or a dependency.

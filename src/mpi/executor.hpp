@@ -171,6 +171,7 @@ class Execution {
   // not yet complete (and applied) and the slots that wait for it.
   bool dependencies_ = false;
   std::vector<int> group_left_;
+  std::vector<int> arrived_;  // combining recvs in, not yet applied (dependencies_ only)
   std::vector<std::vector<int>> waiting_;
   std::vector<std::pair<const char *, const char *>> blocked_;  // scratch of apply_ready_combines
 };

@@ -20,14 +20,17 @@ namespace {
 
 // `program` as FlatPrograms::program gives it back: what the simulator
 // reads (the rounds, scratch sizes, a local op's destination and whether
-// sends are synchronous are not
-// part of the flat form).
+// sends are synchronous are not part of the flat form; tags, groups and
+// dependencies are).
 Program without_rounds(Program program) {
   program.scratch_count = 0;
   program.synchronous_sends = false;  // the simulator's transfers are all rendezvous
   for (Step &step : program.steps) {
     step.round = -1;
-    for (Op &op : step.ops) (op.kind == OpKind::recv ? op.src : op.dst) = Region{};
+    for (Op &op : step.ops) {
+      (op.kind == OpKind::recv ? op.src : op.dst) = Region{};
+      op.synchronous = false;
+    }
   }
   return program;
 }

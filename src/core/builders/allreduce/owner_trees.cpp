@@ -5,11 +5,12 @@
 // The vector is cut into U units (12 per rank by default, at most 4096,
 // at least one element each; Params::segment_count sets U). The ranks, in
 // order of predicted arrival, own units in proportion to
-//   w = max(0, min(Y, T + Y − t(m) − a)),
+//   w = max(0, min(Y, T + Y − c·t(m) − a)),   c = 0.75,
 // a the rank's arrival, T the latest, t(m) one transfer of the message,
-// Y set so that the weights add up to (P − 1)·t(m): a rank that arrives a
-// transfer or more before the latest owns the most, one that arrives
-// within the last transfer less, the latest ones nothing. So the owners'
+// Y set so that the weights add up to (P − 1)·t(m): the ranks that arrive
+// early enough own the most, later ones less, the latest ones the least
+// (c under SMPI on curie128, P = 32, 1 MiB, exact PATs, 3 random-late
+// draws: 0.75, 1 and 1.25 give 1.152, 1.166 and 1.173 × tight_bound). So the owners'
 // receive ports take the late ranks' parts where they have time to.
 //
 // Every rank sends its part of each unit to the unit's owner, all ranks in
@@ -17,14 +18,16 @@
 // then the (j + 1)-th), so the late ranks' parts do not converge on one
 // owner at a time; parts for owners predicted to arrive later are posted
 // at once, the others at most W = 32 in flight (each after the one 32
-// earlier; synchronous sends, so that the window holds). An owner adds the
+// earlier; synchronous sends, so that the window holds; the others go
+// eagerly, small, while their owner is still away). An owner adds the
 // parts as they come (combining receives of the unit's group), then sends
 // the unit down a binomial tree over all P ranks; the tree differs per
 // unit: its inner positions go to the ranks whose send port is predicted
 // free soonest (arrival + its parts still to send + the forwards already
 // given to it), taken unit by unit in order of predicted completion, so
-// the late ranks are mostly leaves and the early ranks' idle ports carry
-// the results. Each forward is posted as soon as its unit is in.
+// the early ranks' idle ports carry the first results and a late rank
+// relays only once its own parts are out. Each forward is posted as soon
+// as its unit is in.
 //
 // Tags: unit u is tag u + 1 (owner_trees_tags = U + 1); between two ranks
 // at most one message per unit (a part goes to the unit's owner, the root
@@ -45,6 +48,7 @@ namespace {
 constexpr int kUnitsPerRank = 12;
 constexpr std::int64_t kMaxUnits = 4096;
 constexpr int kWindow = 32;
+constexpr double kLateness = 0.75;  // c of the weights
 
 struct Plan {
   int units = 0;
@@ -92,7 +96,7 @@ Plan plan(const Params &params) {
   std::vector<double> weight(static_cast<std::size_t>(procs));
   auto fill = [&](double y) {
     double sum = 0;
-    for (int q = 0; q < procs; ++q) sum += weight[static_cast<std::size_t>(q)] = std::max(0.0, std::min(y, last + y - whole - a(q)));
+    for (int q = 0; q < procs; ++q) sum += weight[static_cast<std::size_t>(q)] = std::max(0.0, std::min(y, last + y - kLateness * whole - a(q)));
     return sum;
   };
   double lo = 0, hi = 10 * whole + (last - a(0));
@@ -176,7 +180,6 @@ Program build(const Params &params, int rank, const Plan &plan) {
   const int procs = params.procs;
   const std::int64_t n = params.count;
   Program program{rank, procs, 0, {}};
-  program.synchronous_sends = true;  // the window counts sends the owner has taken
   if (procs == 1) {
     if (n > 0) add_step(program, {copy_op(send_buf(0, n), recv_buf(0, n))});
     return program;
@@ -214,13 +217,14 @@ Program build(const Params &params, int rank, const Plan &plan) {
   for (int u : plan.sequence) {  // the parts, in the common order
     const Span s = unit(u);
     if (owner(u) == rank || s.count == 0) continue;
-    int after = -1;
+    Op part = tagged(send_op(owner(u), send_buf(s.offset, s.count)), u + 1, part_group(u));
     if (plan.place[static_cast<std::size_t>(owner(u))] < me) {  // an owner already there: through the window
       int &slot = window[static_cast<std::size_t>(queued++ % kWindow)];
-      after = slot;
+      part.after = slot;
+      part.synchronous = true;  // the window counts the parts the owners have taken
       slot = part_group(u);
     }
-    ops.push_back(tagged(send_op(owner(u), send_buf(s.offset, s.count)), u + 1, part_group(u), after));
+    ops.push_back(part);
   }
   for (int u = 0; u < units; ++u) {  // the forwards, each once its unit is in
     const Span s = unit(u);

@@ -28,6 +28,10 @@
 //     MPI executor does; with combine_on_arrival = false after the step's
 //     wait (the IR's phase 4, the papers' model). A recv with `store` costs
 //     nothing.
+//   - a step whose ops wait for groups (core/ir.hpp): an op is posted when
+//     its group is complete, every combining recv is applied as it comes
+//     (whatever combine_on_arrival says: what waits for it needs it), and
+//     messages match FIFO per pair and tag.
 // So a round of "receive one segment of B bytes and combine it" costs
 // exactly d = α + B(β + γ) ([M] §5.2), counted once per round at the
 // receiver, and a schedule of R such rounds under balanced PATs runs R·d;

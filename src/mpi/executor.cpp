@@ -374,11 +374,17 @@ int Execution::progress(bool block, bool &made_progress) {
   if (count == MPI_UNDEFINED) {  // no active request left
     for (int i = 0; i < posted_; ++i) complete_request(i, nullptr);
     made_progress = true;
-    if (outstanding_ > 0 && unapplied_ == 0) {  // ops wait for a group that cannot complete: not a valid Program
-      note_error(fail(MPI_ERR_INTERN, "the schedule's ops wait for a group that never completes"));
-      for (Slot &slot : slots_)
-        if (!slot.posted) slot.posted = slot.done = true, --outstanding_;
-    }
+    apply_ready_combines();
+    // Ops still waiting now wait for a group that cannot complete (not a
+    // Program the validator passes): an error, never a hang.
+    if (dependencies_ && arrived_.empty())
+      for (Slot &slot : slots_) {
+        if (slot.posted) continue;
+        note_error(fail(MPI_ERR_INTERN, "the schedule's ops wait for a group that never completes"));
+        slot.posted = slot.done = true;
+        --outstanding_;
+        if (is_combining_recv(*slot.op)) slot.applied = true, --unapplied_;
+      }
     return MPI_SUCCESS;
   }
   for (int k = 0; k < count; ++k) {

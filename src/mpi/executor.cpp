@@ -354,11 +354,17 @@ int Execution::progress(bool block, bool &made_progress) {
   const bool one = block && dependencies_;
   if (one) {
     int index = MPI_UNDEFINED;
-    rc = PMPI_Waitany(posted_, w.requests.data(), &index, w.statuses.data());
-    if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
-      count = index == MPI_UNDEFINED ? MPI_UNDEFINED : 1;
+    MPI_Status &status = w.statuses[0];
+    rc = PMPI_Waitany(posted_, w.requests.data(), &index, &status);
+    if (index != MPI_UNDEFINED) {  // that request completed, in error or not: its error rides in its status
+      count = 1;
       w.indices[0] = index;
-      if (rc != MPI_SUCCESS) rc = MPI_ERR_IN_STATUS;
+      if (rc != MPI_SUCCESS) {
+        status.MPI_ERROR = rc;
+        rc = MPI_ERR_IN_STATUS;
+      }
+    } else if (rc == MPI_SUCCESS) {
+      count = MPI_UNDEFINED;
     }
   } else {
     rc = block ? PMPI_Waitsome(posted_, w.requests.data(), &count, w.indices.data(), w.statuses.data())

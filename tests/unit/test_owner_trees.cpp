@@ -99,3 +99,32 @@ TEST(OwnerTrees, EveryUnitReachesEveryRankOnceOnItsTag) {
       EXPECT_EQ(windowed, units - owned_units(programs)[static_cast<std::size_t>(latest)]);
   }
 }
+
+TEST(OwnerTrees, RanksThatPassDifferentCountsRunTheSameMessages) {
+  // Without PATs the plan is the same for any count (exact integer times),
+  // so a call where one rank passes a count the others do not fails on
+  // the messages' sizes (MPI_ERR_TRUNCATE) instead of hanging.
+  for (int procs : {4, 7}) {
+    Params a = spread(procs, 64, 0, 1), b = spread(procs, 63, 0, 1);
+    a.arrivals.clear();
+    b.arrivals.clear();
+    for (int rank = 0; rank < procs; ++rank) {
+      const Program x = allreduce_owner_trees(a, rank), y = allreduce_owner_trees(b, rank);
+      ASSERT_EQ(x.steps.size(), y.steps.size());
+      auto messages = [](const Program &program) {
+        std::vector<Op> out;
+        for (const Op &op : program.steps.back().ops)
+          if (op.kind != OpKind::local) out.push_back(op);
+        return out;
+      };
+      const std::vector<Op> xs = messages(x), ys = messages(y);
+      ASSERT_EQ(xs.size(), ys.size()) << "P " << procs << " rank " << rank;
+      for (std::size_t o = 0; o < xs.size(); ++o) {
+        EXPECT_EQ(xs[o].kind, ys[o].kind);
+        EXPECT_EQ(xs[o].peer, ys[o].peer);
+        EXPECT_EQ(xs[o].tag, ys[o].tag);
+        EXPECT_EQ(xs[o].after, ys[o].after);
+      }
+    }
+  }
+}

@@ -2,15 +2,15 @@
 // load-aware trees, in one step per rank that runs each part as soon as
 // its inputs are in (core/ir.hpp: tags, groups, dependencies).
 //
-// The vector is cut into U units (12 per rank by default, at most 4096,
-// at least one element each; Params::segment_count sets U). The ranks, in
-// order of predicted arrival, own units in proportion to
+// The vector is cut into U units (12 per rank by default, at most 4096;
+// Params::segment_count sets U; below U elements some units are empty).
+// The ranks, in order of predicted arrival, own units in proportion to
 //   w = max(0, min(Y, T + Y − c·t(m) − a)),   c = 0.75,
 // a the rank's arrival, T the latest, t(m) one transfer of the message,
 // Y set so that the weights add up to (P − 1)·t(m): the ranks that arrive
 // early enough own the most, later ones less, the latest ones the least
-// (c under SMPI on curie128, P = 32, 1 MiB, exact PATs, 3 random-late
-// draws: 0.75, 1 and 1.25 give 1.152, 1.166 and 1.173 × tight_bound). So the owners'
+// (c chosen from 0.75, 1 and 1.25 under SMPI on curie128, P = 32, 1 MiB,
+// exact PATs, 3 random-late draws: 0.75 came closest to tight_bound). So the owners'
 // receive ports take the late ranks' parts where they have time to.
 //
 // Every rank sends its part of each unit to the unit's owner, all ranks in
@@ -58,9 +58,12 @@ struct Plan {
   std::vector<std::vector<int>> at;       // per unit: the rank at each tree position (0: the owner)
 };
 
+// The units do not depend on the count (some are empty when it is below
+// them; their messages are then empty too): ranks that pass different
+// counts run the same messages.
 int unit_count(const Params &params) {
-  const std::int64_t fallback = std::min<std::int64_t>(kMaxUnits, std::int64_t{kUnitsPerRank} * params.procs);
-  return static_cast<int>(std::min<std::int64_t>(kMaxUnits, segment_count_for(params, params.count, fallback)));
+  const std::int64_t units = params.segment_count > 0 ? params.segment_count : std::int64_t{kUnitsPerRank} * params.procs;
+  return static_cast<int>(std::clamp<std::int64_t>(units, 1, kMaxUnits));
 }
 
 // Position v's parent and children in the binomial tree over positions
@@ -131,18 +134,22 @@ Plan plan(const Params &params) {
                    [&](int x, int y) { return key[static_cast<std::size_t>(x)] < key[static_cast<std::size_t>(y)]; });
 
   // Predicted completion of each unit: the latest rank's parts go out in
-  // the send order, one unit transfer τ each.
+  // the send order, one unit transfer τ each. Times in τ from here on, so
+  // that with equal arrivals the trees are exact integers, the same for
+  // any count (ranks that pass different counts still run the same
+  // messages, and fail on their sizes instead of waiting for each other).
   const double tau = params.cost.transfer_time(bytes / std::max(units, 1));
+  const double per = tau > 0 ? 1 / tau : 0;
   const int latest = order.back();
   std::vector<double> done(static_cast<std::size_t>(units));
   int k = 0;
   for (int u : plan.sequence)
-    done[static_cast<std::size_t>(u)] = plan.owner[static_cast<std::size_t>(u)] == latest ? last : last + (++k) * tau;
+    done[static_cast<std::size_t>(u)] = (last - a(0)) * per + (plan.owner[static_cast<std::size_t>(u)] == latest ? 0 : ++k);
   // When each rank's send port is free: its parts sent, then its forwards.
   std::vector<double> load(static_cast<std::size_t>(procs));
   for (int r = 0; r < procs; ++r)
-    load[static_cast<std::size_t>(r)] = arrival[static_cast<std::size_t>(r)] +
-                                        (units - count[static_cast<std::size_t>(plan.place[static_cast<std::size_t>(r)])]) * tau;
+    load[static_cast<std::size_t>(r)] = (arrival[static_cast<std::size_t>(r)] - a(0)) * per +
+                                        (units - count[static_cast<std::size_t>(plan.place[static_cast<std::size_t>(r)])]);
   std::vector<int> children(static_cast<std::size_t>(procs), 0), positions(static_cast<std::size_t>(std::max(procs - 1, 0)));
   for (int v = 0; v < procs; ++v) for_each_child(v, procs, [&](int) { ++children[static_cast<std::size_t>(v)]; });
   std::iota(positions.begin(), positions.end(), 1);
@@ -157,7 +164,7 @@ Plan plan(const Params &params) {
   for (int u : by_done) {
     const double c = done[static_cast<std::size_t>(u)];
     const int own = plan.owner[static_cast<std::size_t>(u)];
-    load[static_cast<std::size_t>(own)] = std::max(load[static_cast<std::size_t>(own)], c) + children[0] * tau;
+    load[static_cast<std::size_t>(own)] = std::max(load[static_cast<std::size_t>(own)], c) + children[0];
     candidates.clear();
     for (int r = 0; r < procs; ++r)
       if (r != own) candidates.push_back(r);
@@ -170,7 +177,7 @@ Plan plan(const Params &params) {
       const int r = candidates[z], v = positions[z];
       at[static_cast<std::size_t>(v)] = r;
       if (children[static_cast<std::size_t>(v)] > 0)
-        load[static_cast<std::size_t>(r)] = std::max(load[static_cast<std::size_t>(r)], c) + children[static_cast<std::size_t>(v)] * tau;
+        load[static_cast<std::size_t>(r)] = std::max(load[static_cast<std::size_t>(r)], c) + children[static_cast<std::size_t>(v)];
     }
   }
   return plan;
@@ -201,7 +208,6 @@ Program build(const Params &params, int rank, const Plan &plan) {
       ops.push_back(copy_op(send_buf(unit(u).offset, unit(u).count), recv_buf(unit(u).offset, unit(u).count)));
   for (int u = 0; u < units; ++u) {  // what comes in
     const Span s = unit(u);
-    if (s.count == 0) continue;
     const Region here = recv_buf(s.offset, s.count);
     if (owner(u) == rank) {
       for (int p = 0; p < procs; ++p)
@@ -216,7 +222,7 @@ Program build(const Params &params, int rank, const Plan &plan) {
   std::vector<int> window(static_cast<std::size_t>(kWindow), -1);  // the groups of the last W queued parts
   for (int u : plan.sequence) {  // the parts, in the common order
     const Span s = unit(u);
-    if (owner(u) == rank || s.count == 0) continue;
+    if (owner(u) == rank) continue;
     Op part = tagged(send_op(owner(u), send_buf(s.offset, s.count)), u + 1, part_group(u));
     if (plan.place[static_cast<std::size_t>(owner(u))] < me) {  // an owner already there: through the window
       int &slot = window[static_cast<std::size_t>(queued++ % kWindow)];
@@ -228,7 +234,6 @@ Program build(const Params &params, int rank, const Plan &plan) {
   }
   for (int u = 0; u < units; ++u) {  // the forwards, each once its unit is in
     const Span s = unit(u);
-    if (s.count == 0) continue;
     const std::vector<int> &at = plan.at[static_cast<std::size_t>(u)];
     for_each_child(position[static_cast<std::size_t>(u)], procs, [&](int child) {
       ops.push_back(tagged(send_op(at[static_cast<std::size_t>(child)], recv_buf(s.offset, s.count)), u + 1, -1, u));

@@ -65,13 +65,6 @@ std::int64_t elements_sent(const Program &program) {
   return n;
 }
 
-bool uses_dependencies(const Program &program) {
-  for (const Step &step : program.steps)
-    for (const Op &op : step.ops)
-      if (op.tag != 0 || op.group >= 0 || op.after >= 0 || op.synchronous) return true;
-  return false;
-}
-
 namespace {
 void dependency_text(std::ostream &os, const Op &op) {
   if (op.tag != 0) os << " tag " << op.tag;

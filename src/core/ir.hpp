@@ -159,8 +159,6 @@ inline Op synchronous(Op op) {
   op.synchronous = true;
   return op;
 }
-// Whether any op of the Program uses a tag, a group or a dependency.
-bool uses_dependencies(const Program &);
 
 // Appends a step (skipping empty op lists) and returns the program for chaining.
 Program &add_step(Program &program, std::vector<Op> ops, int round = -1);

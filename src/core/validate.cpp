@@ -496,9 +496,8 @@ class Validator {
       if (op.kind == OpKind::send) payloads[rank][s][o] = snapshot(rank, resolve(rank, op.src));
       op_posted_[rank][o] = 1;
     };
-    // Group g of rank's current step is complete: post what waits for it,
-    // and on through groups that are then complete too (ops of no comm).
-    std::function<void(int, int, int)> release = [&](int rank, int s, int g) {
+    // Group g of rank's current step is complete: post what waits for it.
+    auto release = [&](int rank, int s, int g) {
       const Step &step = programs_[rank].steps[s];
       for (std::size_t o = 0; o < step.ops.size(); ++o)
         if (step.ops[o].after == g && !op_posted_[rank][o]) post(rank, s, o);

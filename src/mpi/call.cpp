@@ -86,7 +86,17 @@ int check_reactive_blocking(Collective collective, const Entry &entry, Run &run,
   return fail(MPI_ERR_ARG, reason);
 }
 
-int run_byte_program(CommState &state, const Entry &entry, const core::Params &params, int tag, Run &run) {
+int reserve_tags(CommState &state, const Entry &entry, const core::Params &params, CallTags &tags) {
+  tags.count = entry.native() ? 1 : core::tags_of(*entry.algorithm, params);
+  if (tags.count < 1 || tags.count > state.tag_space())
+    return fail(MPI_ERR_ARG, std::string(entry.name) + " needs " + std::to_string(tags.count) +
+                                 " tags per call; this communicator's MPI_TAG_UB leaves " +
+                                 std::to_string(state.tag_space()));
+  tags.first = state.next_tags(tags.count);
+  return MPI_SUCCESS;
+}
+
+int run_byte_program(CommState &state, const Entry &entry, const core::Params &params, CallTags tags, Run &run) {
   TypeInfo bytes;
   if (int rc = TypeInfo::describe(MPI_BYTE, bytes); rc != MPI_SUCCESS) return rc;
   if (entry.capabilities & core::reactive) {  // blocking (mpi/reactive.hpp)
@@ -94,14 +104,14 @@ int run_byte_program(CommState &state, const Entry &entry, const core::Params &p
     run.reactive = entry.algorithm;
     run.params = params;
     run.state = &state;
-    run.context = ExecutionContext{state.comm, tag, MPI_OP_NULL, bytes};
+    run.context = ExecutionContext{state.comm, tags.first, MPI_OP_NULL, bytes, tags.count};
     return MPI_SUCCESS;
   }
   run.kind = Run::Kind::program;
   run.program = program(state.programs, state.rank, entry, params);
   run.state = &state;
   run.reusable = !(entry.capabilities & core::pap_aware) && run.own_pack.empty() && run.whole_pack.empty();
-  run.context = ExecutionContext{state.comm, tag, MPI_OP_NULL, bytes};
+  run.context = ExecutionContext{state.comm, tags.first, MPI_OP_NULL, bytes, tags.count};
   return MPI_SUCCESS;
 }
 
@@ -155,12 +165,8 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
     return rc;
   bool declined = false;
   if (int rc = check_reactive_blocking(collective, *entry, run, declined); rc != MPI_SUCCESS || declined) return rc;
-  const int tags = entry->native() ? 1 : core::tags_of(*entry->algorithm, params);
-  if (tags > state->tag_space())
-    return fail(MPI_ERR_ARG, std::string(entry->name) + " needs " + std::to_string(tags) +
-                                 " tags per call; this communicator's MPI_TAG_UB leaves " +
-                                 std::to_string(state->tag_space()));
-  const int tag = state->next_tags(tags);
+  CallTags tags;
+  if (int rc = reserve_tags(*state, *entry, params, tags); rc != MPI_SUCCESS) return rc;
   if (count == 0 || state->size == 1) {
     if (count > 0 && !in_place) {
       std::vector<char> pack;
@@ -173,7 +179,7 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
     run.reactive = entry->algorithm;
     run.params = params;
     run.state = state;
-    run.context = ExecutionContext{state->comm, tag, op, type};
+    run.context = ExecutionContext{state->comm, tags.first, op, type, tags.count};
     run.buffers = ExecutionBuffers{in_place ? recvbuf : sendbuf, recvbuf};
     return MPI_SUCCESS;
   }
@@ -181,7 +187,7 @@ int prepare_reduction(Collective collective, const char *algorithm, const void *
   run.program = program(state->programs, state->rank, *entry, params);
   run.state = state;
   run.reusable = !(entry->capabilities & core::pap_aware);
-  run.context = ExecutionContext{state->comm, tag, op, type, tags};
+  run.context = ExecutionContext{state->comm, tags.first, op, type, tags.count};
   run.buffers = ExecutionBuffers{in_place ? recvbuf : sendbuf, recvbuf};
   return MPI_SUCCESS;
 }
@@ -217,10 +223,6 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
           run, state);
       rc != MPI_SUCCESS || !state)
     return rc;
-  auto native = [&] {
-    run.kind = Run::Kind::native;
-    return MPI_SUCCESS;
-  };
   MovementArguments args;
   if (int rc = check_movement(collective, state->rank, state->size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                               recvtype, root, args);
@@ -238,7 +240,8 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
   const Entry *entry = nullptr;
   if (int rc = select_run(*state, collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
     return rc;
-  const int tag = state->next_tag();
+  CallTags tags;
+  if (int rc = reserve_tags(*state, *entry, params, tags); rc != MPI_SUCCESS) return rc;
   if (block == 0) return MPI_SUCCESS;
 
   void *own_bytes = nullptr, *whole_bytes = nullptr;
@@ -257,7 +260,7 @@ int prepare_movement(Collective collective, const char *algorithm, const void *s
     buffers.send = in_place ? static_cast<char *>(whole_bytes) + block * root : own_bytes;
     buffers.recv = whole_bytes;
   }
-  if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) return rc;
+  if (int rc = run_byte_program(*state, *entry, params, tags, run); rc != MPI_SUCCESS) return rc;
   // The received bytes of a non-dense buffer are unpacked once complete.
   const bool unpack_own = scatter && !in_place && !own.dense && own_count > 0;
   const bool unpack_whole = !scatter && is_root && !whole.dense && whole_count > 0;

@@ -52,8 +52,20 @@ int select_run(CommState &state, core::Collective collective, const char *algori
 // persistent call the shim declines it (`declined`, the run native, the
 // reason noted for its verbose line), anything else is MPI_ERR_ARG.
 int check_reactive_blocking(core::Collective, const Entry &, Run &, bool &declined);
+// The MPI tags of one call: `count` consecutive ones from `first`
+// (core::Algorithm::tags; the Program's Op::tag < count).
+struct CallTags {
+  int first = 0;
+  int count = 1;
+};
+// Every prepare_<kind> reserves its call's tags here, after the selection
+// and before any early return, so every rank's tag sequence advances alike:
+// 1 for the MPI library's own, core::tags_of for an algorithm;
+// MPI_ERR_ARG (naming the algorithm and both numbers) when the
+// communicator's MPI_TAG_UB leaves fewer.
+int reserve_tags(CommState &state, const Entry &entry, const core::Params &params, CallTags &tags);
 // A reactive entry gets a reactive run (Run::Kind::reactive, over bytes).
-int run_byte_program(CommState &state, const Entry &entry, const core::Params &params, int tag, Run &run);
+int run_byte_program(CommState &state, const Entry &entry, const core::Params &params, CallTags tags, Run &run);
 
 // Movements run in bytes: one IR element is one byte of a rank's block, so
 // the send and receive datatypes may differ (matching signatures). A

@@ -30,10 +30,6 @@ using core::Collective;
 int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
   CommState *state = nullptr;
   if (int rc = begin_call(c, run, state); rc != MPI_SUCCESS || !state) return rc;
-  auto native = [&] {
-    run.kind = Run::Kind::native;
-    return MPI_SUCCESS;
-  };
   const int size = state->size, rank = state->rank;
   const bool in_place = c.sendbuf == MPI_IN_PLACE;
   if (c.recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "recvbuf must not be MPI_IN_PLACE");
@@ -110,7 +106,8 @@ int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
   const Entry *entry = nullptr;
   if (int rc = select_run(*state, c.collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
     return rc;
-  const int tag = state->next_tag();
+  CallTags tags;
+  if (int rc = reserve_tags(*state, *entry, params, tags); rc != MPI_SUCCESS) return rc;
   if (whole_bytes == 0) return MPI_SUCCESS;
 
   // The receive side in bytes: the user's buffer when dense and packed,
@@ -147,7 +144,7 @@ int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
     if (int rc = pack_view(c.sendbuf, c.sendcount, send, run.own_pack, own_bytes, true); rc != MPI_SUCCESS) return rc;
   run.buffers.send = in_place ? static_cast<char *>(whole) + own_offset : own_bytes;
   run.buffers.recv = whole;
-  if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) return rc;
+  if (int rc = run_byte_program(*state, *entry, params, tags, run); rc != MPI_SUCCESS) return rc;
   return MPI_SUCCESS;
 }
 

@@ -56,7 +56,8 @@ int prepare_all_to_all(const NativeCall &c, const char *algorithm, Run &run) {
     return rc;
   bool declined = false;
   if (int rc = check_reactive_blocking(c.collective, *entry, run, declined); rc != MPI_SUCCESS || declined) return rc;
-  const int tag = state->next_tag();
+  CallTags tags;
+  if (int rc = reserve_tags(*state, *entry, params, tags); rc != MPI_SUCCESS) return rc;
   if (pair == 0) return MPI_SUCCESS;
 
   void *send_bytes = nullptr, *recv_bytes = nullptr;
@@ -67,7 +68,7 @@ int prepare_all_to_all(const NativeCall &c, const char *algorithm, Run &run) {
       rc != MPI_SUCCESS)
     return rc;
   run.buffers = ExecutionBuffers{in_place ? recv_bytes : send_bytes, recv_bytes};
-  if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) return rc;
+  if (int rc = run_byte_program(*state, *entry, params, tags, run); rc != MPI_SUCCESS) return rc;
   if (!recv.dense) {
     run.finish = [data = run.whole_pack.data(), size = static_cast<int>(run.whole_pack.size()), recvbuf = c.recvbuf,
                   count = static_cast<int>(recv_elements), type = c.recvtype]() -> int {

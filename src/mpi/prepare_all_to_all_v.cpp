@@ -144,7 +144,8 @@ int prepare_all_to_all_v(const NativeCall &c, const char *algorithm, Run &run) {
     return rc;
   bool declined = false;
   if (int rc = check_reactive_blocking(c.collective, *entry, run, declined); rc != MPI_SUCCESS || declined) return rc;
-  const int tag = state->next_tag();
+  CallTags tags;
+  if (int rc = reserve_tags(*state, *entry, params, tags); rc != MPI_SUCCESS) return rc;
 
   // This rank's row and column of the count matrix, in bytes.
   const std::size_t n = static_cast<std::size_t>(procs);
@@ -185,7 +186,7 @@ int prepare_all_to_all_v(const NativeCall &c, const char *algorithm, Run &run) {
     }
   }
   run.buffers = ExecutionBuffers{in_place ? recv_bytes : send_bytes, recv_bytes};
-  if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) return rc;
+  if (int rc = run_byte_program(*state, *entry, params, tags, run); rc != MPI_SUCCESS) return rc;
   if (stage_recv) {
     std::vector<int> counts(recv.counts, recv.counts + procs), displs(recv.displs, recv.displs + procs);
     run.finish = [data = run.whole_pack.data(), size = static_cast<int>(run.whole_pack.size()), recvbuf = c.recvbuf,

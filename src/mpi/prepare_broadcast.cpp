@@ -46,13 +46,14 @@ int prepare_broadcast(const NativeCall &c, const char *algorithm, Run &run) {
     return rc;
   bool declined = false;
   if (int rc = check_reactive_blocking(c.collective, *entry, run, declined); rc != MPI_SUCCESS || declined) return rc;
-  const int tag = state->next_tag();
+  CallTags tags;
+  if (int rc = reserve_tags(*state, *entry, params, tags); rc != MPI_SUCCESS) return rc;
   if (bytes == 0 || state->size == 1) return MPI_SUCCESS;
 
   void *bytes_view = nullptr;
   if (int rc = pack_view(buffer, count, type, run.own_pack, bytes_view, is_root); rc != MPI_SUCCESS) return rc;
   run.buffers = ExecutionBuffers{bytes_view, bytes_view};
-  if (int rc = run_byte_program(*state, *entry, params, tag, run); rc != MPI_SUCCESS) return rc;
+  if (int rc = run_byte_program(*state, *entry, params, tags, run); rc != MPI_SUCCESS) return rc;
   if (!is_root && !type.dense) {
     // The received bytes are unpacked into the user's buffer once complete.
     run.finish = [data = run.own_pack.data(), size = static_cast<int>(run.own_pack.size()), buffer, count,

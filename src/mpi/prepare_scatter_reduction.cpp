@@ -79,7 +79,8 @@ int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
   const Entry *entry = nullptr;
   if (int rc = select_run(*state, c.collective, algorithm, params, run, entry); rc != MPI_SUCCESS || !entry)
     return rc;
-  const int tag = state->next_tag();
+  CallTags tags;
+  if (int rc = reserve_tags(*state, *entry, params, tags); rc != MPI_SUCCESS) return rc;
   if (whole == 0) return MPI_SUCCESS;
   if (size == 1) {
     if (own > 0 && !in_place) {
@@ -92,7 +93,7 @@ int prepare(const NativeCall &c, const char *algorithm, Run &run, bool v_form) {
   run.program = program(state->programs, rank, *entry, params);
   run.state = state;
   run.reusable = !(entry->capabilities & core::pap_aware);
-  run.context = ExecutionContext{state->comm, tag, c.op, type};
+  run.context = ExecutionContext{state->comm, tags.first, c.op, type, tags.count};
   run.buffers = ExecutionBuffers{in_place ? c.recvbuf : c.sendbuf, c.recvbuf};
   return MPI_SUCCESS;
 }

@@ -159,26 +159,67 @@ Plan plan(const Params &params) {
   std::iota(by_done.begin(), by_done.end(), 0);
   std::stable_sort(by_done.begin(), by_done.end(),
                    [&](int x, int y) { return done[static_cast<std::size_t>(x)] < done[static_cast<std::size_t>(y)]; });
+  // Each unit's candidates in order of max(load, c), ties by rank: the
+  // ranks whose port is free by c (`floor`, by rank), then the others by
+  // (load, rank) (`busy`). c grows from unit to unit (by_done), and only
+  // the owner and the ranks given inner positions change their load, so
+  // both lists are kept sorted instead of sorting P ranks per unit.
+  int inner = 0;  // positions with children come first in `positions`
+  while (inner < static_cast<int>(positions.size()) && children[static_cast<std::size_t>(positions[static_cast<std::size_t>(inner)])] > 0)
+    ++inner;
+  std::vector<int> floor;
+  std::vector<std::pair<double, int>> busy, moved;
+  busy.reserve(static_cast<std::size_t>(procs));
+  for (int r = 0; r < procs; ++r) busy.emplace_back(load[static_cast<std::size_t>(r)], r);
+  std::sort(busy.begin(), busy.end());
+  auto merge_busy = [&] {  // `moved` (any order) into `busy`
+    std::sort(moved.begin(), moved.end());
+    const std::size_t middle = busy.size();
+    busy.insert(busy.end(), moved.begin(), moved.end());
+    std::inplace_merge(busy.begin(), busy.begin() + static_cast<std::ptrdiff_t>(middle), busy.end());
+    moved.clear();
+  };
   plan.at.assign(static_cast<std::size_t>(units), {});
-  std::vector<int> candidates;
+  std::vector<int> candidates, freed;
   for (int u : by_done) {
     const double c = done[static_cast<std::size_t>(u)];
     const int own = plan.owner[static_cast<std::size_t>(u)];
+    if (auto f = std::lower_bound(floor.begin(), floor.end(), own); f != floor.end() && *f == own) {
+      floor.erase(f);
+    } else {
+      busy.erase(std::find_if(busy.begin(), busy.end(), [&](const auto &b) { return b.second == own; }));
+    }
     load[static_cast<std::size_t>(own)] = std::max(load[static_cast<std::size_t>(own)], c) + children[0];
-    candidates.clear();
-    for (int r = 0; r < procs; ++r)
-      if (r != own) candidates.push_back(r);
-    std::stable_sort(candidates.begin(), candidates.end(), [&](int x, int y) {
-      return std::max(load[static_cast<std::size_t>(x)], c) < std::max(load[static_cast<std::size_t>(y)], c);
-    });
+    std::size_t free = 0;
+    while (free < busy.size() && busy[free].first <= c) ++free;
+    if (free > 0) {
+      freed.clear();
+      for (std::size_t i = 0; i < free; ++i) freed.push_back(busy[i].second);
+      busy.erase(busy.begin(), busy.begin() + static_cast<std::ptrdiff_t>(free));
+      std::sort(freed.begin(), freed.end());
+      const std::size_t middle = floor.size();
+      floor.insert(floor.end(), freed.begin(), freed.end());
+      std::inplace_merge(floor.begin(), floor.begin() + static_cast<std::ptrdiff_t>(middle), floor.end());
+    }
+    candidates.assign(floor.begin(), floor.end());
+    for (const auto &b : busy) candidates.push_back(b.second);
     std::vector<int> &at = plan.at[static_cast<std::size_t>(u)];
     at.assign(static_cast<std::size_t>(procs), own);
     for (std::size_t z = 0; z < positions.size(); ++z) {
       const int r = candidates[z], v = positions[z];
       at[static_cast<std::size_t>(v)] = r;
-      if (children[static_cast<std::size_t>(v)] > 0)
+      if (children[static_cast<std::size_t>(v)] > 0) {
         load[static_cast<std::size_t>(r)] = std::max(load[static_cast<std::size_t>(r)], c) + children[static_cast<std::size_t>(v)];
+        moved.emplace_back(load[static_cast<std::size_t>(r)], r);
+      }
     }
+    // The first `inner` candidates now carry new loads (above c): out of
+    // the floor's front, then the busy list's.
+    const std::size_t from_floor = std::min(floor.size(), static_cast<std::size_t>(inner));
+    floor.erase(floor.begin(), floor.begin() + static_cast<std::ptrdiff_t>(from_floor));
+    busy.erase(busy.begin(), busy.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(inner) - from_floor));
+    moved.emplace_back(load[static_cast<std::size_t>(own)], own);
+    merge_busy();
   }
   return plan;
 }

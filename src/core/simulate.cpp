@@ -324,6 +324,9 @@ struct alignas(64) RankState {
 struct DepStep {
   std::vector<int> left;       // per group: its comm ops not complete
   std::vector<double> ready;   // per group: when its last op completed (applied)
+  std::vector<int> waiters;    // the comm ops that wait for group g: waiters[from[g] .. from[g + 1]) (in op order)
+  std::vector<int> from;
+  std::vector<int> fill;       // scratch of start_dep_step
   double cpu = 0;              // the CPU's next free time
   double end = 0;              // the step's latest completion so far
 };
@@ -493,7 +496,7 @@ class Simulator {
       if (state.dependencies) {  // groups without comm ops are complete at once
         DepStep &dep = dep_steps_[static_cast<std::size_t>(rank)];
         for (std::size_t g = 0; g < dep.left.size() && result_.error.empty(); ++g)
-          if (dep.left[g] == 0) release_group(rank, first, last, static_cast<int>(g), time);
+          if (dep.left[g] == 0) release_group(rank, first, static_cast<int>(g), time);
         if (!result_.error.empty()) return;
       }
       if (state.outstanding > 0) {  // the event queue resumes this rank
@@ -537,15 +540,36 @@ class Simulator {
       if (dep.left[static_cast<std::size_t>(g)] < 0) dep.left[static_cast<std::size_t>(g)] = 0;
       if (ops_[o].kind != OpKind::local) ++dep.left[static_cast<std::size_t>(g)];
     }
+    // Each group's waiting comm ops, so that a release touches only them
+    // (a scan of the step per release is quadratic in a step of thousands of ops).
+    const std::size_t groups = dep.left.size();
+    dep.from.assign(groups + 1, 0);
+    for (std::size_t o = first; o < last; ++o) {
+      const int a = deps_[o].after;
+      if (a >= 0 && static_cast<std::size_t>(a) < groups && ops_[o].kind != OpKind::local)
+        ++dep.from[static_cast<std::size_t>(a) + 1];
+    }
+    for (std::size_t g = 0; g < groups; ++g) dep.from[g + 1] += dep.from[g];
+    dep.waiters.assign(static_cast<std::size_t>(dep.from[groups]), 0);
+    std::vector<int> &next = dep.fill;
+    next.assign(dep.from.begin(), dep.from.end() - 1);
+    for (std::size_t o = first; o < last; ++o) {
+      const int a = deps_[o].after;
+      if (a >= 0 && static_cast<std::size_t>(a) < groups && ops_[o].kind != OpKind::local)
+        dep.waiters[static_cast<std::size_t>(next[static_cast<std::size_t>(a)]++)] = static_cast<int>(o - first);
+    }
     dep.cpu = dep.end = time;
   }
 
   // Group g of `rank`'s step [first, last) is complete at `time`: posts
   // the ops that wait for it.
-  void release_group(int rank, std::size_t first, std::size_t last, int g, double time) {
-    dep_steps_[static_cast<std::size_t>(rank)].left[static_cast<std::size_t>(g)] = -1;  // released once
-    for (std::size_t o = first; o < last && result_.error.empty(); ++o)
-      if (deps_[o].after == g && ops_[o].kind != OpKind::local) post_op(rank, o, static_cast<int>(o - first), time);
+  void release_group(int rank, std::size_t first, int g, double time) {
+    DepStep &dep = dep_steps_[static_cast<std::size_t>(rank)];
+    dep.left[static_cast<std::size_t>(g)] = -1;  // released once
+    for (int k = dep.from[static_cast<std::size_t>(g)]; k < dep.from[static_cast<std::size_t>(g) + 1] && result_.error.empty(); ++k) {
+      const int index = dep.waiters[static_cast<std::size_t>(k)];
+      post_op(rank, first + static_cast<std::size_t>(index), index, time);
+    }
   }
 
   // Op `op` of `rank`'s step with dependencies completed at `time`.
@@ -565,7 +589,7 @@ class Simulator {
     if (g >= 0) {
       dep.ready[static_cast<std::size_t>(g)] = std::max(dep.ready[static_cast<std::size_t>(g)], applied);
       if (--dep.left[static_cast<std::size_t>(g)] == 0)
-        release_group(rank, first, step_end(first), g, dep.ready[static_cast<std::size_t>(g)]);
+        release_group(rank, first, g, dep.ready[static_cast<std::size_t>(g)]);
       if (!result_.error.empty()) return;
     }
     if (--state.outstanding > 0) return;

@@ -543,21 +543,20 @@ class Simulator {
     // Each group's waiting comm ops, so that a release touches only them
     // (a scan of the step per release is quadratic in a step of thousands of ops).
     const std::size_t groups = dep.left.size();
+    auto awaited = [&](std::size_t o) {  // the group op o waits for, or `groups` (none it can be posted by)
+      const int a = deps_[o].after;
+      return a >= 0 && static_cast<std::size_t>(a) < groups && ops_[o].kind != OpKind::local ? static_cast<std::size_t>(a)
+                                                                                             : groups;
+    };
     dep.from.assign(groups + 1, 0);
-    for (std::size_t o = first; o < last; ++o) {
-      const int a = deps_[o].after;
-      if (a >= 0 && static_cast<std::size_t>(a) < groups && ops_[o].kind != OpKind::local)
-        ++dep.from[static_cast<std::size_t>(a) + 1];
-    }
+    for (std::size_t o = first; o < last; ++o)
+      if (const std::size_t a = awaited(o); a < groups) ++dep.from[a + 1];
     for (std::size_t g = 0; g < groups; ++g) dep.from[g + 1] += dep.from[g];
-    dep.waiters.assign(static_cast<std::size_t>(dep.from[groups]), 0);
-    std::vector<int> &next = dep.fill;
-    next.assign(dep.from.begin(), dep.from.end() - 1);
-    for (std::size_t o = first; o < last; ++o) {
-      const int a = deps_[o].after;
-      if (a >= 0 && static_cast<std::size_t>(a) < groups && ops_[o].kind != OpKind::local)
-        dep.waiters[static_cast<std::size_t>(next[static_cast<std::size_t>(a)]++)] = static_cast<int>(o - first);
-    }
+    dep.waiters.resize(static_cast<std::size_t>(dep.from[groups]));
+    dep.fill.assign(dep.from.begin(), dep.from.end() - 1);  // each group's next free place
+    for (std::size_t o = first; o < last; ++o)
+      if (const std::size_t a = awaited(o); a < groups)
+        dep.waiters[static_cast<std::size_t>(dep.fill[a]++)] = static_cast<int>(o - first);
     dep.cpu = dep.end = time;
   }
 

@@ -353,10 +353,9 @@ int Execution::progress(bool block, bool &made_progress) {
   // them once per completion: owner_trees with 1 536 units at P = 4, about
   // 4 600 requests a rank, took 107 ms a call with Waitany and 56 ms with
   // Waitsome under Open MPI 4.1 on a 2-core VM). Under SimGrid SMPI, one
-  // MPI_Waitany per completion:
-  // SimGrid 3.32's Waitsome tests every other pending request and charges
-  // smpi/test of simulated time for each, a cost the real call does not
-  // have.
+  // MPI_Waitany per completion: SimGrid 3.32's Waitsome tests every other
+  // pending request and charges smpi/test of simulated time for each, a
+  // cost the real call does not have.
 #ifdef PATCOLL_SMPI
   const bool one = block && dependencies_;
 #else

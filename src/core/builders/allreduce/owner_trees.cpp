@@ -172,12 +172,12 @@ Plan plan(const Params &params) {
   busy.reserve(static_cast<std::size_t>(procs));
   for (int r = 0; r < procs; ++r) busy.emplace_back(load[static_cast<std::size_t>(r)], r);
   std::sort(busy.begin(), busy.end());
-  auto merge_busy = [&] {  // `moved` (any order) into `busy`
-    std::sort(moved.begin(), moved.end());
-    const std::size_t middle = busy.size();
-    busy.insert(busy.end(), moved.begin(), moved.end());
-    std::inplace_merge(busy.begin(), busy.begin() + static_cast<std::ptrdiff_t>(middle), busy.end());
-    moved.clear();
+  auto merge_in = [](auto &sorted, auto &more) {  // `more` (any order; emptied) into the sorted list
+    std::sort(more.begin(), more.end());
+    const auto middle = static_cast<std::ptrdiff_t>(sorted.size());
+    sorted.insert(sorted.end(), more.begin(), more.end());
+    std::inplace_merge(sorted.begin(), sorted.begin() + middle, sorted.end());
+    more.clear();
   };
   plan.at.assign(static_cast<std::size_t>(units), {});
   std::vector<int> candidates, freed;
@@ -192,15 +192,9 @@ Plan plan(const Params &params) {
     load[static_cast<std::size_t>(own)] = std::max(load[static_cast<std::size_t>(own)], c) + children[0];
     std::size_t free = 0;
     while (free < busy.size() && busy[free].first <= c) ++free;
-    if (free > 0) {
-      freed.clear();
-      for (std::size_t i = 0; i < free; ++i) freed.push_back(busy[i].second);
-      busy.erase(busy.begin(), busy.begin() + static_cast<std::ptrdiff_t>(free));
-      std::sort(freed.begin(), freed.end());
-      const std::size_t middle = floor.size();
-      floor.insert(floor.end(), freed.begin(), freed.end());
-      std::inplace_merge(floor.begin(), floor.begin() + static_cast<std::ptrdiff_t>(middle), floor.end());
-    }
+    for (std::size_t i = 0; i < free; ++i) freed.push_back(busy[i].second);
+    busy.erase(busy.begin(), busy.begin() + static_cast<std::ptrdiff_t>(free));
+    merge_in(floor, freed);
     candidates.assign(floor.begin(), floor.end());
     for (const auto &b : busy) candidates.push_back(b.second);
     std::vector<int> &at = plan.at[static_cast<std::size_t>(u)];
@@ -219,7 +213,7 @@ Plan plan(const Params &params) {
     floor.erase(floor.begin(), floor.begin() + static_cast<std::ptrdiff_t>(from_floor));
     busy.erase(busy.begin(), busy.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(inner) - from_floor));
     moved.emplace_back(load[static_cast<std::size_t>(own)], own);
-    merge_busy();
+    merge_in(busy, moved);
   }
   return plan;
 }
